@@ -41,19 +41,35 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
+// flatBlock has the fields of every block type, so a message decodes in
+// one pass of encoding/json (loading a long session is mostly decoding).
+type flatBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Redacted  string          `json:"redacted"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   string          `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
 // UnmarshalJSON decodes what MarshalJSON wrote; an unknown block type is an
 // error, never a panic.
 func (m *Message) UnmarshalJSON(data []byte) error {
 	var w struct {
-		Role    Role              `json:"role"`
-		Content []json.RawMessage `json:"content"`
+		Role    Role        `json:"role"`
+		Content []flatBlock `json:"content"`
 	}
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	m.Role, m.Content = w.Role, nil
-	for _, raw := range w.Content {
-		b, err := decodeBlock(raw)
+	m.Role, m.Content = w.Role, make([]Block, 0, len(w.Content))
+	for i := range w.Content {
+		b, err := w.Content[i].block()
 		if err != nil {
 			return err
 		}
@@ -62,28 +78,16 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func decodeBlock(raw json.RawMessage) (Block, error) {
-	var tag struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(raw, &tag); err != nil {
-		return nil, err
-	}
-	var b Block
-	switch tag.Type {
+func (f *flatBlock) block() (Block, error) {
+	switch f.Type {
 	case "text":
-		b = &Text{}
+		return &Text{Text: f.Text}, nil
 	case "thinking":
-		b = &Thinking{}
+		return &Thinking{Thinking: f.Thinking, Signature: f.Signature, Redacted: f.Redacted}, nil
 	case "tool_use":
-		b = &ToolUse{}
+		return &ToolUse{ID: f.ID, Name: f.Name, Input: f.Input}, nil
 	case "tool_result":
-		b = &ToolResult{}
-	default:
-		return nil, fmt.Errorf("model: unknown block type %q", tag.Type)
+		return &ToolResult{ToolUseID: f.ToolUseID, Content: f.Content, IsError: f.IsError}, nil
 	}
-	if err := json.Unmarshal(raw, b); err != nil {
-		return nil, fmt.Errorf("decode %s block: %w", tag.Type, err)
-	}
-	return b, nil
+	return nil, fmt.Errorf("model: unknown block type %q", f.Type)
 }
