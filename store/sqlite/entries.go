@@ -1,0 +1,131 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/flower-run/flower/store"
+)
+
+// timeLayout is the layout of time columns: fixed width in UTC, so that
+// comparing the text compares the times.
+const timeLayout = "2006-01-02T15:04:05.000000000Z"
+
+func column(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+// Append writes entries in one transaction, fsync'd when it returns: a model
+// response and the intents of its tool calls become durable together.
+func (d *DB) Append(ctx context.Context, entries ...store.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	rows, err := encodeEntries(entries)
+	if err != nil {
+		return fmt.Errorf("append entries: %w", err)
+	}
+	return d.write(ctx, "append entries", func(tx *sql.Tx) error {
+		ins := tx.StmtContext(ctx, d.stmts.insertEntry)
+		defer ins.Close()
+		for _, r := range rows {
+			if _, err := ins.ExecContext(ctx, r...); err != nil {
+				return entryError(err, r)
+			}
+		}
+		return nil
+	})
+}
+
+// encodeEntries checks the entries and turns each into its column values
+// before the transaction begins, so that a bad entry costs no lock.
+func encodeEntries(entries []store.Entry) ([][]any, error) {
+	rows := make([][]any, 0, len(entries))
+	for i, e := range entries {
+		if e.Key == "" || e.UUID == "" || e.Kind == "" {
+			return nil, fmt.Errorf("entry %d: key, uuid and kind are required", i)
+		}
+		e.Seq = 0 // the store assigns it; the column is the truth
+		body, err := json.Marshal(e)
+		if err != nil {
+			return nil, fmt.Errorf("encode entry %s: %w", e.UUID, err)
+		}
+		var parent any // NULL for a root entry
+		if e.Parent != "" {
+			parent = e.Parent
+		}
+		rows = append(rows, []any{e.Key, e.UUID, parent, string(e.Kind), column(e.Time), string(body)})
+	}
+	return rows, nil
+}
+
+// entryError turns a unique violation into store.ErrDuplicate. uuid is the
+// only unique column besides seq, which the store assigns.
+func entryError(err error, row []any) error {
+	if sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_UNIQUE {
+		return fmt.Errorf("uuid %s: %w", row[1], store.ErrDuplicate)
+	}
+	return err
+}
+
+// write runs fn in a write transaction and commits it.
+func (d *DB) write(ctx context.Context, op string, fn func(*sql.Tx) error) error {
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer tx.Rollback() // a no-op after Commit
+	if err := fn(tx); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: commit: %w", op, err)
+	}
+	return nil
+}
+
+// Load returns the entries of exactly key (a sub-path is another key), in
+// append order.
+func (d *DB) Load(ctx context.Context, key string) ([]store.Entry, error) {
+	rows, err := d.stmts.loadEntries.QueryContext(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", key, err)
+	}
+	defer rows.Close()
+	var out []store.Entry
+	for rows.Next() {
+		var seq int64
+		var body sql.RawBytes // decoded before Next; decoding copies what it keeps
+		if err := rows.Scan(&seq, &body); err != nil {
+			return nil, fmt.Errorf("load %s: %w", key, err)
+		}
+		e, err := decodeEntry(seq, body)
+		if err != nil {
+			return nil, fmt.Errorf("load %s: %w", key, err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load %s: %w", key, err)
+	}
+	return out, nil
+}
+
+// decodeEntry decodes a body column. Garbage is an error naming the seq,
+// never a panic: a damaged row must halt loudly, not crash the runtime.
+func decodeEntry(seq int64, body []byte) (store.Entry, error) {
+	var e store.Entry
+	if err := json.Unmarshal(body, &e); err != nil {
+		return store.Entry{}, fmt.Errorf("decode entry seq %d: %w", seq, err)
+	}
+	if e.UUID == "" || e.Key == "" || e.Kind == "" { // "null" or "{}": no entry was ever written so
+		return store.Entry{}, fmt.Errorf("decode entry seq %d: key, uuid or kind missing", seq)
+	}
+	e.Seq = seq
+	return e, nil
+}
