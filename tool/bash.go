@@ -1,0 +1,200 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// SecretEnv names environment variables Bash removes before running a
+// command: flower's credentials never reach a tool (SPEC §8), and so never
+// its output, which is stored.
+var SecretEnv = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN", "FLOWER_TOKEN"}
+
+const (
+	// killGrace is how long Wait may take after the process group was
+	// killed before exec gives up on it (cmd.WaitDelay).
+	killGrace = 5 * time.Second
+	// drainGrace is how long output is still read after the shell exited
+	// and its group was killed; only a process that left the group (setsid)
+	// can hold the pipe that long, and it is not waited for.
+	drainGrace = 500 * time.Millisecond
+)
+
+// Bash runs a shell command in the workspace.
+type Bash struct{ Env Env }
+
+var _ Tool = (*Bash)(nil)
+
+func (*Bash) Name() string { return "Bash" }
+func (*Bash) Class() Class { return Effect }
+
+func (t *Bash) Description() string {
+	env := t.Env.withDefaults()
+	return fmt.Sprintf(`Runs a shell command with bash -c (sh when bash is missing) in the workspace directory and returns its combined stdout and stderr.
+
+- Each call starts a fresh shell in the workspace: cd, shell variables and aliases do not carry over to the next call. Chain dependent commands in one call with &&.
+- timeout is in milliseconds: default %d, at most %d. On timeout the command and every process it started are killed, and the output so far is returned.
+- A non-zero exit status makes the result an error carrying the exit code and the output.
+- Output over %d bytes is cut in the middle, keeping the beginning and the end.
+- Stdin is empty, so interactive programs (editors, pagers, prompts) cannot work: pass flags such as -y, use git --no-pager.
+- Processes still running in the background when the command returns are killed; Bash cannot start servers that outlive the call.
+- Quote paths that contain spaces.
+- Prefer the dedicated tools: Read over cat, head and tail; Edit and Write over sed, awk or echo redirection; Glob over find and ls; Grep over grep and rg.`,
+		env.BashTimeout.Milliseconds(), env.BashMaxTimeout.Milliseconds(), env.OutputCap)
+}
+
+func (t *Bash) Schema() json.RawMessage {
+	env := t.Env.withDefaults()
+	return json.RawMessage(fmt.Sprintf(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The shell command to run."},
+    "timeout": {"type": "integer", "minimum": 1, "maximum": %d, "description": "Timeout in milliseconds (default %d, at most %d)."}
+  },
+  "required": ["command"]
+}`, env.BashMaxTimeout.Milliseconds(), env.BashTimeout.Milliseconds(), env.BashMaxTimeout.Milliseconds()))
+}
+
+type bashInput struct {
+	Command string  `json:"command"`
+	Timeout flexInt `json:"timeout"`
+}
+
+func (t *Bash) Run(ctx context.Context, input json.RawMessage) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	env := t.Env.withDefaults()
+	var in bashInput
+	if err := decodeInput(input, &in, "command"); err != nil {
+		return Errorf("Bash: %v", err), nil
+	}
+	if strings.TrimSpace(in.Command) == "" {
+		return Errorf("Bash: command is empty"), nil
+	}
+	return runShell(ctx, env, in.Command, in.timeout(env))
+}
+
+// timeout is the asked-for timeout, clamped to the configured maximum
+// rather than refused: a model asking for too much still gets the most.
+func (in bashInput) timeout(env Env) time.Duration {
+	if in.Timeout <= 0 {
+		return env.BashTimeout
+	}
+	return min(time.Duration(in.Timeout)*time.Millisecond, env.BashMaxTimeout)
+}
+
+// runShell runs command in its own process group and reports the outcome.
+func runShell(ctx context.Context, env Env, command string, timeout time.Duration) (Result, error) {
+	shell, err := findShell()
+	if err != nil {
+		return Errorf("Bash: %v", err), nil
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(tctx, shell, shellArgs(shell, command)...)
+	cmd.Dir = env.Workspace
+	cmd.Env = scrubEnv(os.Environ())
+	cmd.SysProcAttr = sysProcAttr()
+	cmd.Cancel = func() error { return killGroup(cmd.Process) }
+	cmd.WaitDelay = killGrace
+	out := newCapWriter(env.OutputCap)
+	waitErr, err := startAndWait(cmd, out)
+	if err != nil {
+		return Errorf("Bash: start %s: %v", shell, err), nil
+	}
+	return outcome(ctx, tctx, waitErr, timeout, out.String())
+}
+
+// findShell prefers bash, which models write for, and falls back to sh.
+func findShell() (string, error) {
+	for _, name := range []string{"bash", "sh"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("neither bash nor sh found in PATH")
+}
+
+// scrubEnv drops SecretEnv from an environment list.
+func scrubEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(SecretEnv, func(s string) bool { return strings.EqualFold(s, name) }) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// startAndWait runs cmd with its stdout and stderr on one pipe copied into
+// out. The pipe is ours rather than exec's so that Wait returns as soon as
+// the shell exits; then the group is killed, which closes the pipe held by
+// any background leftovers, and the output is drained.
+//
+// The OS thread stays locked from Start to the end of Wait: the kernel sends
+// the parent-death signal when the thread that forked the child exits, and
+// Go may otherwise retire that thread while the child still runs.
+func startAndWait(cmd *exec.Cmd, out io.Writer) (waitErr, startErr error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("output pipe: %w", err)
+	}
+	defer r.Close()
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("lifeline pipe: %w", err)
+	}
+	defer lifeW.Close() // after the group is killed: closing it is the kill signal
+	cmd.Stdout, cmd.Stderr = w, w
+	attachLifeline(cmd, lifeR)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	err = cmd.Start()
+	w.Close() // the child holds its own copies
+	lifeR.Close()
+	if err != nil {
+		return nil, err
+	}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(out, r) // a read error just ends the output
+	}()
+	waitErr = cmd.Wait()
+	// Leftovers die here. On Unix the group id cannot have been reused:
+	// watchScript's watcher is still in the group, keeping it alive.
+	_ = killGroup(cmd.Process)
+	_ = r.SetReadDeadline(time.Now().Add(drainGrace))
+	<-copied
+	return waitErr, nil
+}
+
+// outcome turns the end of a command into a Result. A cancelled parent
+// context is a runtime failure (the run is being interrupted), so it is
+// a Go error; a timeout is the model's to see.
+func outcome(ctx, tctx context.Context, waitErr error, timeout time.Duration, output string) (Result, error) {
+	var exitErr *exec.ExitError
+	switch {
+	case waitErr == nil:
+		return Result{Content: orDefault(output, "(no output)")}, nil
+	case ctx.Err() != nil:
+		return Result{Content: output, IsError: true}, fmt.Errorf("bash: %w", ctx.Err())
+	case errors.Is(tctx.Err(), context.DeadlineExceeded):
+		return Errorf("Command timed out after %v; it and every process it started were killed.\n%s", timeout, output), nil
+	case errors.As(waitErr, &exitErr) && exitErr.ExitCode() >= 0:
+		return Errorf("Exit code %d\n%s", exitErr.ExitCode(), output), nil
+	}
+	return Errorf("Command failed: %v\n%s", waitErr, output), nil
+}
