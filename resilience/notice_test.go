@@ -1,0 +1,45 @@
+package resilience_test
+
+import (
+	"maps"
+	"testing"
+	"time"
+
+	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/resilience"
+)
+
+func TestNoticeEvent(t *testing.T) {
+	until := time.Date(2026, 5, 1, 15, 4, 5, 0, time.UTC)
+	tests := []struct {
+		name      string
+		notice    resilience.Notice
+		wantText  string
+		wantDelay float64
+	}{
+		{"retry",
+			resilience.Notice{Reason: "retry", Attempt: 2, MaxAttempts: 6, Delay: 8 * time.Second, Until: until, Err: "overloaded error"},
+			"overloaded error — attempt 2/6 in 8s", 8},
+		{"retry with jitter rounds the text",
+			resilience.Notice{Reason: "retry", Attempt: 3, MaxAttempts: 6, Delay: 9*time.Second + 123456789, Until: until, Err: "connection refused"},
+			"connection refused — attempt 3/6 in 9s", 9.123456789},
+		{"offline",
+			resilience.Notice{Reason: "offline", Attempt: 2, MaxAttempts: 6, Delay: 15 * time.Second, Until: until, Err: "connection refused"},
+			"offline — next probe at 15:04:05", 15},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev := tt.notice.Event()
+			if ev.Kind != event.Retry || ev.Text != tt.wantText {
+				t.Fatalf("got %s %q, want %s %q", ev.Kind, ev.Text, event.Retry, tt.wantText)
+			}
+			want := map[string]any{
+				"reason": tt.notice.Reason, "attempt": tt.notice.Attempt, "max": 6,
+				"delay_s": tt.wantDelay, "until": "2026-05-01T15:04:05Z", "error": tt.notice.Err,
+			}
+			if !maps.Equal(ev.Payload, want) {
+				t.Fatalf("payload:\n got %v\nwant %v", ev.Payload, want)
+			}
+		})
+	}
+}
