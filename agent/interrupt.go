@@ -1,0 +1,61 @@
+package agent
+
+import (
+	"context"
+	"errors"
+
+	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/store"
+)
+
+// errStopped ends a run that was interrupted without a message.
+var errStopped = errors.New("interrupted")
+
+// beginTurn returns the context of one turn. For a top-level run, Interrupt
+// cancels it; an interrupt that arrived between turns cancels it at once.
+// done must be called when the turn's work is over.
+func (r *Runtime) beginTurn(ctx context.Context, top bool) (context.Context, func()) {
+	turn, cancel := context.WithCancelCause(ctx)
+	if !top {
+		return turn, func() { cancel(nil) }
+	}
+	r.mu.Lock()
+	r.cancelTurn = cancel
+	if len(r.interrupt) > 0 {
+		cancel(errInterrupted)
+	}
+	r.mu.Unlock()
+	return turn, func() {
+		r.mu.Lock()
+		r.cancelTurn = nil
+		r.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+// takeInterrupt returns the text of the interrupt that cut this turn.
+func (r *Runtime) takeInterrupt(turn context.Context, top bool) (string, bool) {
+	if !top || !errors.Is(context.Cause(turn), errInterrupted) {
+		return "", false
+	}
+	select {
+	case text := <-r.interrupt:
+		return text, true
+	default:
+		return "", true
+	}
+}
+
+// interrupted records the interrupt at this message boundary, then either
+// stops the run (no text) or gives the text to the model as the person's
+// next message (R2.8). It never counts as a failed attempt.
+func (s *session) interrupted(ctx context.Context, text string) error {
+	if err := s.append(ctx, store.Entry{Kind: store.KindInterrupt, Text: text}); err != nil {
+		return err
+	}
+	s.emit(event.Event{Kind: event.Interrupt, Text: text})
+	if text == "" {
+		return errStopped
+	}
+	return s.append(ctx, userText(text))
+}

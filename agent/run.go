@@ -1,0 +1,171 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/view"
+)
+
+const defaultMaxTurns = 100
+
+// errInterrupted is the cause of a turn cancelled by Interrupt.
+var errInterrupted = errors.New("agent: interrupted")
+
+// Run runs one agent until the model ends its turn, max turns, the budget,
+// an error, an interrupt without text, or ctx ends (R2.2, R2.3).
+func (r *Runtime) Run(ctx context.Context, spec Spec, prompt string, opts RunOptions) Result {
+	res := Result{Start: r.now(), Attempts: 1}
+	s, err := r.open(ctx, spec, opts, &res)
+	if err == nil {
+		res.SessionID = s.id
+		err = s.run(ctx, prompt)
+	}
+	if err != nil {
+		res.OK = false
+		res.Error = err.Error()
+		res.Errors = append(res.Errors, err.Error())
+	}
+	res.End = r.now()
+	if opts.subPath == "" { // a subagent's cost is counted in its parent's
+		r.addCost(res.Cost)
+	}
+	if s != nil {
+		s.emit(event.Event{Kind: event.Result, Text: res.Text, Payload: resultPayload(res)})
+	}
+	return res
+}
+
+func (s *session) run(ctx context.Context, prompt string) error {
+	if s.res.Resumed {
+		s.emit(event.Event{Kind: event.Init, Text: "continuing session " + s.id,
+			Payload: map[string]any{"session": s.id, "resumed": true}})
+		s.emit(event.Event{Kind: event.Reset, Text: "context loaded from the store"})
+	}
+	p := planResume(s.entries)
+	if p.last != nil && p.last.Usage != nil {
+		s.res.Context = p.last.Usage.Context()
+	}
+	if len(p.pending) > 0 {
+		if err := s.runTools(ctx, p.pending, p.ambiguous); err != nil {
+			return err
+		}
+	}
+	if prompt != "" {
+		if err := s.append(ctx, userText(prompt)); err != nil {
+			return err
+		}
+	} else if p.ended {
+		s.res.OK, s.res.Text = true, p.last.Message.TextOf()
+		return nil
+	}
+	return s.loop(ctx)
+}
+
+// loop alternates model calls and tool runs until the turn ends.
+func (s *session) loop(ctx context.Context) error {
+	max := s.spec.MaxTurns
+	if max <= 0 {
+		max = defaultMaxTurns
+	}
+	for {
+		if s.res.Turns >= max {
+			return fmt.Errorf("max turns (%d) reached", max)
+		}
+		turn, done := s.rt.beginTurn(ctx, s.top)
+		resp, err := s.call(turn)
+		if err == nil {
+			err = s.commit(turn, resp)
+		}
+		if err == nil && len(resp.Message.ToolUses()) > 0 {
+			err = s.answerCalls(turn, resp)
+		}
+		done()
+		if text, ok := s.rt.takeInterrupt(turn, s.top); ok {
+			if err := s.interrupted(ctx, text); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if len(resp.Message.ToolUses()) == 0 {
+			s.res.OK, s.res.Text = true, resp.Message.TextOf()
+			return nil
+		}
+		if s.spec.MaxBudget > 0 && s.res.Cost >= s.spec.MaxBudget {
+			return fmt.Errorf("budget of $%.2f spent ($%.4f)", s.spec.MaxBudget, s.res.Cost)
+		}
+	}
+}
+
+// call asks the model for the next response over the session's view.
+func (s *session) call(ctx context.Context) (*model.Response, error) {
+	req := &model.Request{Model: s.spec.Model, System: s.system(), Messages: view.Build(s.entries),
+		Tools: s.toolDefs()}
+	resp, err := s.rt.provider.Stream(ctx, req, nil)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.recordAPIError(ctx, err)
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+// recordAPIError keeps a synthetic record of a failed call; views never
+// show it to the model (R4.5).
+func (s *session) recordAPIError(ctx context.Context, err error) {
+	s.res.Errors = append(s.res.Errors, err.Error())
+	_ = s.append(ctx, store.Entry{Kind: store.KindAPIError, Text: err.Error()})
+	s.emit(event.Event{Kind: event.Error, Text: err.Error()})
+}
+
+// commit makes a response durable together with the intents of its
+// side-effecting calls, in one transaction, before any tool runs (R5.1).
+func (s *session) commit(ctx context.Context, resp *model.Response) error {
+	cost := s.info.Cost(resp.Usage)
+	msg := resp.Message
+	entries := []store.Entry{{Kind: store.KindAssistant, Message: &msg, Model: resp.Model,
+		StopReason: resp.StopReason, Usage: &resp.Usage, Cost: cost}}
+	for _, u := range msg.ToolUses() {
+		if s.isEffect(u.Name) {
+			entries = append(entries, store.Entry{Kind: store.KindOpStarted,
+				Op: &store.Op{ID: u.ID, Tool: u.Name, Input: u.Input, Class: "effect"}})
+		}
+	}
+	if err := s.append(ctx, entries...); err != nil {
+		return err
+	}
+	s.res.Turns++
+	s.res.Cost += cost
+	s.res.Context = resp.Usage.Context()
+	if s.res.Turns == 1 && !s.res.Resumed {
+		s.emit(event.Event{Kind: event.Init, Text: "session " + s.id,
+			Payload: map[string]any{"session": s.id, "resumed": false}})
+	}
+	for _, e := range normalize(resp, s.res.Context, s.info.Window, cost) {
+		s.emit(e)
+	}
+	return nil
+}
+
+// answerCalls runs the calls of a response, unless the response was cut at
+// max_tokens: then every call is answered as truncated, without running.
+func (s *session) answerCalls(ctx context.Context, resp *model.Response) error {
+	if resp.StopReason != model.StopMaxTokens {
+		return s.runTools(ctx, resp.Message.ToolUses(), nil)
+	}
+	for _, u := range resp.Message.ToolUses() {
+		op := store.Op{ID: u.ID, Tool: u.Name, Content: truncatedText, IsError: true}
+		if err := s.append(ctx, store.Entry{Kind: store.KindResult, Op: &op}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

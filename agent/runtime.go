@@ -1,0 +1,162 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/sqlite"
+	"github.com/flower-run/flower/tool"
+)
+
+// Options build a Runtime (R2.2).
+type Options struct {
+	Workspace string         // the directory the agent works in (default: current directory)
+	RunDir    string         // durable state; default "./runs"
+	Provider  model.Provider // required
+	Store     store.Store    // default: SQLite at <RunDir>/sessions.db, closed by Close
+	Tools     []tool.Tool    // tools beyond the built-ins (or replacing them by name)
+	ToolEnv   *tool.Env      // built-in tool settings; default: confined to Workspace
+	Now       func() time.Time
+	NewID     func() string // session and entry ids; default: random UUIDs
+}
+
+// Runtime runs agents against one workspace and one store.
+type Runtime struct {
+	workspace string
+	provider  model.Provider
+	store     store.Store
+	ownStore  bool
+	tools     tool.Registry
+	now       func() time.Time
+	newID     func() string
+
+	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
+	total      float64
+	interrupt  chan string             // buffered 1: the latest pending interrupt
+	cancelTurn context.CancelCauseFunc // cancels the top-level turn in flight, if any
+}
+
+// New builds a Runtime, opening the default store when none is given.
+func New(opts Options) (*Runtime, error) {
+	if opts.Provider == nil {
+		return nil, errors.New("agent: no model provider")
+	}
+	ws, err := workspace(opts.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
+		now: opts.Now, newID: opts.NewID, interrupt: make(chan string, 1)}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if r.newID == nil {
+		r.newID = uuid.NewString
+	}
+	if r.store == nil {
+		if r.store, err = openDefault(opts.RunDir); err != nil {
+			return nil, err
+		}
+		r.ownStore = true
+	}
+	r.tools = r.registry(opts)
+	return r, nil
+}
+
+func workspace(dir string) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("workspace: %w", err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("workspace %s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+func openDefault(runDir string) (store.Store, error) {
+	if runDir == "" {
+		runDir = "runs"
+	}
+	return sqlite.Open(filepath.Join(runDir, "sessions.db"))
+}
+
+func (r *Runtime) registry(opts Options) tool.Registry {
+	env := tool.Env{Workspace: r.workspace}
+	if opts.ToolEnv != nil {
+		env = *opts.ToolEnv
+		env.Workspace = r.workspace
+	}
+	tools := append(tool.Builtins(env), &taskTool{rt: r})
+	return tool.NewRegistry(append(tools, opts.Tools...)...)
+}
+
+// Workspace is the absolute workspace path.
+func (r *Runtime) Workspace() string { return r.workspace }
+
+// Store is the runtime's session store.
+func (r *Runtime) Store() store.Store { return r.store }
+
+// Close releases the store if the runtime opened it.
+func (r *Runtime) Close() error {
+	if r.ownStore {
+		return r.store.Close()
+	}
+	return nil
+}
+
+// TotalCost is the cost of every Run of this runtime so far, in USD.
+func (r *Runtime) TotalCost() float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.total
+}
+
+func (r *Runtime) addCost(c float64) {
+	r.mu.Lock()
+	r.total += c
+	r.mu.Unlock()
+}
+
+// HasSession reports whether the store holds a session of this workspace.
+func (r *Runtime) HasSession(id string) bool {
+	entries, err := r.store.Load(context.Background(), r.key(id, ""))
+	return err == nil && len(entries) > 0
+}
+
+func (r *Runtime) key(id, sub string) string {
+	k := store.SessionKey(r.workspace, id)
+	if sub != "" {
+		k += "/" + sub
+	}
+	return k
+}
+
+// Interrupt asks the running agent to stop at the next message boundary and
+// continue its session with text as the next user message; empty text just
+// stops it (R2.8). Safe from any goroutine; a newer interrupt replaces an
+// older one not yet taken.
+func (r *Runtime) Interrupt(text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	select {
+	case <-r.interrupt:
+	default:
+	}
+	r.interrupt <- text
+	if r.cancelTurn != nil {
+		r.cancelTurn(errInterrupted)
+	}
+}

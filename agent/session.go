@@ -1,0 +1,125 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/store"
+)
+
+// session is the state of one Run: the stored entries and what the loop has
+// done with them so far.
+type session struct {
+	rt      *Runtime
+	spec    Spec
+	opts    RunOptions
+	id, key string
+	entries []store.Entry
+	info    model.Info
+	res     *Result
+	allowed map[string]bool // nil: every tool allowed
+	top     bool            // a top-level run: it takes interrupts
+}
+
+// open loads the session to continue, forks it, or starts a new one.
+func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Result) (*session, error) {
+	s := &session{rt: r, spec: spec, opts: opts, res: res, top: opts.subPath == ""}
+	s.info, _ = model.Lookup(spec.Model)
+	if spec.Tools != nil {
+		s.allowed = map[string]bool{}
+		for _, n := range spec.Tools {
+			s.allowed[n] = true
+		}
+	}
+	s.id = opts.Resume
+	if s.id == "" {
+		s.id = r.newID()
+	}
+	s.key = r.key(s.id, opts.subPath)
+	entries, err := r.store.Load(ctx, s.key)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", s.id, err)
+	}
+	if opts.Resume != "" && opts.subPath == "" && len(entries) == 0 {
+		return nil, fmt.Errorf("no session %s in this workspace's store", opts.Resume)
+	}
+	s.entries = entries
+	res.Resumed = len(entries) > 0
+	if opts.Fork && res.Resumed {
+		return s, s.fork(ctx)
+	}
+	if !res.Resumed {
+		return s, s.putMeta(ctx, "")
+	}
+	return s, nil
+}
+
+func (s *session) putMeta(ctx context.Context, forkOf string) error {
+	return s.rt.store.PutMeta(ctx, store.Meta{Key: s.key, Agent: s.spec.Name, Model: s.spec.Model,
+		Workspace: s.rt.workspace, ForkOf: forkOf, Created: s.rt.now()})
+}
+
+// fork copies the session under a new id with fresh entry ids, leaving the
+// original untouched.
+func (s *session) fork(ctx context.Context) error {
+	from := s.id
+	s.id = s.rt.newID()
+	s.key = s.rt.key(s.id, s.opts.subPath)
+	ids := map[string]string{}
+	copies := make([]store.Entry, len(s.entries))
+	for i, e := range s.entries {
+		ids[e.UUID] = s.rt.newID()
+		e.UUID, e.Parent, e.Key, e.Seq = ids[e.UUID], ids[e.Parent], s.key, 0
+		copies[i] = e
+	}
+	if err := s.rt.store.Append(ctx, copies...); err != nil {
+		return fmt.Errorf("fork session %s: %w", from, err)
+	}
+	s.entries = copies
+	return s.putMeta(ctx, from)
+}
+
+// append makes entries durable, chained after the last one, and keeps them.
+func (s *session) append(ctx context.Context, entries ...store.Entry) error {
+	parent := ""
+	if n := len(s.entries); n > 0 {
+		parent = s.entries[n-1].UUID
+	}
+	for i := range entries {
+		e := &entries[i]
+		e.UUID, e.Parent, e.Key, e.Time = s.rt.newID(), parent, s.key, s.rt.now()
+		parent = e.UUID
+	}
+	// The store must not see a cancelled context: an entry whose effect
+	// happened has to be recorded even while the run is being interrupted.
+	if err := s.rt.store.Append(context.WithoutCancel(ctx), entries...); err != nil {
+		return fmt.Errorf("append to session %s: %w", s.id, err)
+	}
+	s.entries = append(s.entries, entries...)
+	return nil
+}
+
+// emit sends an event to the sink, marked when this is a subagent. A
+// panicking sink is recovered: a consumer never harms the run (R6.9).
+func (s *session) emit(e event.Event) {
+	sink := s.opts.Sink
+	if sink == nil {
+		return
+	}
+	if s.opts.subagent != "" {
+		p := map[string]any{"subagent": s.opts.subagent}
+		for k, v := range e.Payload {
+			p[k] = v
+		}
+		e.Payload = p
+	}
+	defer func() { _ = recover() }()
+	sink(e)
+}
+
+func userText(text string) store.Entry {
+	return store.Entry{Kind: store.KindUser, Message: &model.Message{Role: model.User,
+		Content: []model.Block{&model.Text{Text: text}}}}
+}

@@ -1,0 +1,50 @@
+// Package agent is the loop that runs one agent durably: it loads the
+// session view, calls the model, makes the response durable, runs the tools
+// it asked for (intent durable before any effect), appends their results and
+// goes on until the model ends its turn (R2.1–R2.3). Everything that must
+// survive a crash goes through the store before the loop moves on.
+package agent
+
+import (
+	"time"
+
+	"github.com/flower-run/flower/event"
+)
+
+// Spec describes an agent (R2.1).
+type Spec struct {
+	Name         string
+	Instructions string   // the system prompt
+	Tools        []string // allowed tool names; nil allows every registered tool
+	MaxTurns     int      // model responses per Run; 0 means 100
+	MaxBudget    float64  // USD per Run; 0 means no limit
+	Model        string
+}
+
+// RunOptions are the per-call options of Run (R2.2).
+type RunOptions struct {
+	Resume string     // continue this session id
+	Fork   bool       // with Resume: branch into a new session, the original untouched
+	Sink   event.Sink // receives the run's events; may be nil
+	// subPath places the session under a parent's key (subagents, R2.5).
+	subPath string
+	// subagent marks every event of this run as a subagent's (R6.2).
+	subagent string
+}
+
+// Result is what Run returns (R2.2).
+type Result struct {
+	SessionID string    `json:"session_id"`
+	OK        bool      `json:"ok"`
+	Cost      float64   `json:"cost"`
+	Turns     int       `json:"turns"`
+	Text      string    `json:"text"`
+	Error     string    `json:"error,omitempty"`
+	Attempts  int       `json:"attempts"`
+	Errors    []string  `json:"errors,omitempty"`
+	Resumed   bool      `json:"resumed"`
+	Retired   []string  `json:"retired,omitempty"`
+	Context   int       `json:"context"`
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+}

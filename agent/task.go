@@ -1,0 +1,80 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/flower-run/flower/tool"
+)
+
+// subagentInstructions frame a Task's child agent.
+const subagentInstructions = `You are a subagent: another agent delegated one task to you. ` +
+	`Do exactly that task with the tools you have, then end your turn with a concise report: ` +
+	`what you did, what you found, and anything the delegating agent must know (files changed, ` +
+	`open problems). Your final message is all it will see.`
+
+// taskTool runs a child agent (R2.5). Its transcript lives under a sub-path
+// of the parent's session key named after the call, so a Task cut by a crash
+// continues its own session instead of starting over.
+type taskTool struct{ rt *Runtime }
+
+func (*taskTool) Name() string            { return "Task" }
+func (*taskTool) Description() string     { return tool.TaskDescription }
+func (*taskTool) Schema() json.RawMessage { return tool.TaskSchema }
+func (*taskTool) Class() tool.Class       { return tool.Effect }
+
+type taskInput struct {
+	Description string `json:"description"`
+	Prompt      string `json:"prompt"`
+}
+
+func (t *taskTool) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+	var in taskInput
+	if err := json.Unmarshal(input, &in); err != nil || in.Prompt == "" {
+		return tool.Errorf("Task needs a JSON object with a non-empty \"prompt\" (and a short \"description\")."), nil
+	}
+	call, ok := callFrom(ctx)
+	if !ok {
+		return tool.Result{}, errors.New("task: no calling session")
+	}
+	parent := call.s
+	spec := Spec{Name: parent.spec.Name + "/task", Model: parent.spec.Model,
+		Instructions: subagentInstructions, Tools: childTools(parent), MaxTurns: parent.spec.MaxTurns}
+	if parent.spec.MaxBudget > 0 {
+		spec.MaxBudget = parent.spec.MaxBudget - parent.res.Cost
+	}
+	label := in.Description
+	if label == "" {
+		label = "task"
+	}
+	res := t.rt.Run(ctx, spec, in.Prompt, RunOptions{Resume: parent.id, Sink: parent.opts.Sink,
+		subPath: subPath(parent.opts.subPath, "task-"+call.id), subagent: label})
+	parent.res.Cost += res.Cost
+	if !res.OK {
+		return tool.Errorf("The subagent did not finish: %s\n%s", res.Error, res.Text), nil
+	}
+	return tool.Result{Content: res.Text}, nil
+}
+
+// childTools are the parent's tools without Task: subagents do not nest.
+func childTools(parent *session) []string {
+	names := parent.spec.Tools
+	if names == nil {
+		names = parent.rt.tools.Names()
+	}
+	var out []string
+	for _, n := range names {
+		if n != "Task" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func subPath(parent, child string) string {
+	if parent == "" {
+		return child
+	}
+	return parent + "/" + child
+}

@@ -1,0 +1,55 @@
+// Command flower runs long-horizon LLM agents that survive crashes, dropped
+// networks and full context windows. This file only maps errors to exit
+// codes; each subcommand lives in its own file.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Exit codes (SPEC §7).
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+// exitError carries an exit code with a one-line message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:]))
+}
+
+func run(ctx context.Context, args []string) int {
+	cmd := newRoot()
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(os.Stderr, "flower:", ee.err)
+		}
+		return ee.code
+	}
+	// cobra's own errors (unknown flag, bad arguments) are usage errors.
+	fmt.Fprintf(os.Stderr, "flower: %v (see flower --help)\n", err)
+	return exitUsage
+}

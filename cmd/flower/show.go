@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/sqlite"
+	"github.com/flower-run/flower/view"
+)
+
+func newShow(g *globals) *cobra.Command {
+	var raw bool
+	cmd := &cobra.Command{
+		Use:   "show SESSION",
+		Short: "Print a session's transcript as the model sees it (--raw: every stored entry)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runShow(cmd.Context(), g, args[0], raw, cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().BoolVar(&raw, "raw", false, "print every stored entry as a JSON line, bookkeeping included")
+	return cmd
+}
+
+func runShow(ctx context.Context, g *globals, id string, raw bool, out io.Writer) error {
+	ws, err := filepath.Abs(g.workspace)
+	if err != nil {
+		return usageErr("--workspace: %v", err)
+	}
+	path := filepath.Join(g.runDir, "sessions.db")
+	if _, err := os.Stat(path); err != nil {
+		return usageErr("no store at %s: run flower in this directory first, or pass -r RUN_DIR", path)
+	}
+	st, err := sqlite.Open(path)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	defer st.Close()
+	entries, err := st.Load(ctx, store.SessionKey(ws, id))
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	if len(entries) == 0 {
+		return usageErr("no session %s for workspace %s in %s", id, ws, path)
+	}
+	if raw {
+		enc := json.NewEncoder(out)
+		for _, e := range entries {
+			if err := enc.Encode(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	printMessages(out, view.Build(entries))
+	return nil
+}
+
+func printMessages(w io.Writer, msgs []model.Message) {
+	for _, m := range msgs {
+		fmt.Fprintf(w, "── %s\n", m.Role)
+		for _, b := range m.Content {
+			switch v := b.(type) {
+			case *model.Text:
+				fmt.Fprintln(w, v.Text)
+			case *model.Thinking:
+				fmt.Fprintln(w, "(thinking) "+v.Thinking)
+			case *model.ToolUse:
+				fmt.Fprintf(w, "[%s] %s\n", v.Name, v.Input)
+			case *model.ToolResult:
+				mark := "↳"
+				if v.IsError {
+					mark = "↳ error:"
+				}
+				fmt.Fprintln(w, mark, v.Content)
+			}
+		}
+	}
+}
