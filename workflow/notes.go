@@ -1,0 +1,94 @@
+package workflow
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Workbench paths, relative to the workspace.
+const (
+	WorkbenchDir = ".flower"
+	BriefPath    = ".flower/notes/brief.md"
+	GoalsPath    = ".flower/notes/goals.md"
+	QAPath       = ".flower/notes/qa.md"
+	ArchiveDir   = ".flower/notes/archive"
+)
+
+// BriefSections are the four sections a confirmed brief holds (R3.15).
+var BriefSections = []string{"Goal", "Done when", "Constraints", "Unknowns and assumptions"}
+
+// Brief is a parsed brief.md.
+type Brief struct {
+	Text     string
+	Sections map[string]string // "##" heading -> body, trimmed
+}
+
+// ParseBrief reads the "## Heading" sections of a brief.
+func ParseBrief(text string) Brief {
+	b := Brief{Text: text, Sections: map[string]string{}}
+	current, body := "", []string{}
+	flush := func() {
+		if current != "" {
+			b.Sections[current] = strings.TrimSpace(strings.Join(body, "\n"))
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if h, ok := strings.CutPrefix(line, "## "); ok {
+			flush()
+			current, body = strings.TrimSpace(h), nil
+			continue
+		}
+		body = append(body, line)
+	}
+	flush()
+	return b
+}
+
+// Complete reports whether the brief has its four sections, each non-empty.
+func (b Brief) Complete() bool {
+	for _, s := range BriefSections {
+		if b.Sections[s] == "" {
+			return false
+		}
+	}
+	return true
+}
+
+var checkLine = regexp.MustCompile(`(?m)^\s*[-*] \[[ xX]\] \S`)
+
+// CountChecks is the number of checklist lines ("- [ ] ...") in goals.
+func CountChecks(goals string) int { return len(checkLine.FindAllString(goals, -1)) }
+
+// readNote returns a workspace note's text, or "" when it is missing or
+// unreadable: notes are an extra and never block work.
+func readNote(workspace, rel string) string {
+	data, err := os.ReadFile(filepath.Join(workspace, rel))
+	if err != nil {
+		return ""
+	}
+	return string(data)
+}
+
+// State is what a wake would continue, read without writing anything (R3.6).
+type State struct {
+	Waking bool              // the brief exists and has its four sections
+	Brief  string            // the brief's text
+	Goal   string            // the brief's Goal section
+	Checks int               // goal checks in goals.md
+	Woke   int               // wakes so far
+	Steps  map[string]string // step -> session
+}
+
+// WakeState probes a workspace and run dir. It writes nothing.
+func WakeState(workspace, runDir string) State {
+	ws, err := filepath.Abs(workspace)
+	if err != nil {
+		ws = workspace
+	}
+	b := ParseBrief(readNote(ws, BriefPath))
+	l, _ := LoadLineage(runDir, ws, nil)
+	return State{Waking: b.Complete(), Brief: b.Text, Goal: b.Sections["Goal"],
+		Checks: CountChecks(readNote(ws, GoalsPath)), Woke: l.Woke, Steps: l.Steps}
+}
