@@ -7,6 +7,7 @@ import (
 
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/view"
 )
@@ -104,18 +105,29 @@ func (s *session) loop(ctx context.Context) error {
 	}
 }
 
-// call asks the model for the next response over the session's view.
+// call asks the model for the next response over the session's view,
+// retrying transient failures and waiting out an unreachable network
+// (R4.3). A failed attempt leaves only a synthetic record the model never
+// sees, so the retry sends the same clean history. An interrupt cancels the
+// call and never counts as an attempt.
 func (s *session) call(ctx context.Context) (*model.Response, error) {
 	req := &model.Request{Model: s.spec.Model, System: s.system(), Messages: view.Build(s.entries),
 		Tools: s.toolDefs()}
-	resp, err := s.rt.provider.Stream(ctx, req, nil)
-	if err != nil {
-		if ctx.Err() == nil {
+	retry := s.rt.retry
+	retry.OnRetry = func(n resilience.Notice) { s.emit(n.Event()) }
+	var resp *model.Response
+	attempts, err := retry.Do(ctx, func(ctx context.Context, _ int) error {
+		r, err := s.rt.provider.Stream(ctx, req, nil)
+		if err != nil && ctx.Err() == nil {
 			s.recordAPIError(ctx, err)
 		}
-		return nil, err
+		resp = r
+		return err
+	})
+	if attempts > 1 {
+		s.res.Attempts += attempts - 1
 	}
-	return resp, nil
+	return resp, err
 }
 
 // recordAPIError keeps a synthetic record of a failed call; views never

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/tool"
@@ -27,6 +28,10 @@ type Options struct {
 	ToolEnv   *tool.Env      // built-in tool settings; default: confined to Workspace
 	Now       func() time.Time
 	NewID     func() string // session and entry ids; default: random UUIDs
+	// Retry governs failed model calls: its policy, clock and endpoint probe
+	// (R4.3). The zero value uses the default policy, the real clock and no
+	// probe; OnRetry is set by the runtime.
+	Retry resilience.Retrier
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -38,6 +43,7 @@ type Runtime struct {
 	tools     tool.Registry
 	now       func() time.Time
 	newID     func() string
+	retry     resilience.Retrier
 
 	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
 	total      float64
@@ -55,7 +61,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
-		now: opts.Now, newID: opts.NewID, interrupt: make(chan string, 1)}
+		now: opts.Now, newID: opts.NewID, retry: opts.Retry, interrupt: make(chan string, 1)}
 	if r.now == nil {
 		r.now = time.Now
 	}

@@ -34,7 +34,7 @@ var prices = map[string]Info{
 	"gpt-5-mini":       {Window: 400_000, Input: 0.25, Output: 2, CacheRead: 0.025},
 	"o3":               {Window: 200_000, Input: 2, Output: 8, CacheRead: 0.5},
 	"o4-mini":          {Window: 200_000, Input: 1.1, Output: 4.4, CacheRead: 0.275},
-	"demo":             {Window: 200_000, Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75},
+	"demo":             {Window: 200_000}, // the offline demo costs nothing
 }
 
 // Unknown is used for a model the table does not name (a local model, say):

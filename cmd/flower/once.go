@@ -59,12 +59,12 @@ next message boundary; a second Ctrl-C exits at once).`,
 }
 
 func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out io.Writer) error {
-	p, modelName, release, err := provider(g.model)
+	b, err := chooseBackend(g.model)
 	if err != nil {
 		return err
 	}
-	defer release()
-	rt, err := agent.New(agent.Options{Workspace: g.workspace, RunDir: g.runDir, Provider: p})
+	defer b.release()
+	rt, err := agent.New(agent.Options{Workspace: g.workspace, RunDir: g.runDir, Provider: b.provider, Retry: b.retrier()})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -75,7 +75,7 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	ctx, stop := interruptible(ctx, rt, os.Stderr)
 	defer stop()
 	r := term.NewRenderer(out)
-	spec := agent.Spec{Name: "once", Instructions: onceInstructions, Model: modelName,
+	spec := agent.Spec{Name: "once", Instructions: onceInstructions, Model: b.model,
 		MaxTurns: f.maxTurns, MaxBudget: f.budget}
 	res := rt.Run(ctx, spec, prompt, agent.RunOptions{Resume: f.resume, Fork: f.fork, Sink: r.Render})
 	fmt.Fprintf(out, "\nsession %s · %d turns · $%.4f · context %s\n", res.SessionID, res.Turns, res.Cost, kilo(res.Context))
