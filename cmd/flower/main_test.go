@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/flower-run/flower/model/modeltest"
+)
+
+// flowerBin is the flower binary built once for the tests: they run it as
+// a user would, as a real process.
+var flowerBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "flower-bin")
+	if err != nil {
+		panic(err)
+	}
+	flowerBin = filepath.Join(dir, "flower")
+	out, err := exec.Command("go", "build", "-race", "-o", flowerBin, ".").CombinedOutput()
+	if err != nil {
+		panic("build flower: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type ran struct {
+	stdout, stderr string
+	code           int
+}
+
+// flower runs the binary in dir with env added to a clean environment.
+func flower(t *testing.T, dir string, env []string, args ...string) ran {
+	t.Helper()
+	cmd := exec.Command(flowerBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	code := 0
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return ran{out.String(), errb.String(), code}
+}
+
+var sessionLine = regexp.MustCompile(`session ([0-9a-f-]{36}) · (\d+) turns`)
+
+func TestOnceDemoAndResume(t *testing.T) { // issue 2: flower once, --resume, --model demo
+	dir := t.TempDir()
+	r := flower(t, dir, nil, "once", "--model", "demo", "say hello")
+	if r.code != 0 || !strings.Contains(r.stdout, "[Write] hello.txt") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	m := sessionLine.FindStringSubmatch(r.stdout)
+	if m == nil || m[2] != "4" {
+		t.Fatalf("no session line with 4 turns in:\n%s", r.stdout)
+	}
+	r = flower(t, dir, nil, "once", "--model", "demo", "--resume", m[1], "second line")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "hello.txt"))
+	if string(data) != "hello\nsecond line\n" {
+		t.Fatalf("hello.txt = %q", data)
+	}
+	r = flower(t, dir, nil, "show", m[1])
+	if r.code != 0 || !strings.Contains(r.stdout, "say hello") || !strings.Contains(r.stdout, "second line") {
+		t.Fatalf("show: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "runs", "sessions.db"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("sessions.db: %v %v", fi, err)
+	}
+}
+
+func TestOnceAgainstFakeAnthropic(t *testing.T) { // R2.6: ANTHROPIC_BASE_URL honoured, key never stored
+	srv := modeltest.NewAnthropic(modeltest.Script(
+		modeltest.Turn{Text: "Writing.", ToolCalls: []modeltest.ToolCall{{Name: "Write", Input: `{"file_path":"a.txt","content":"A"}`}}},
+		modeltest.Turn{Text: "All done."},
+	))
+	defer srv.Close()
+	dir := t.TempDir()
+	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=sk-secret-123"}
+	r := flower(t, dir, env, "once", "write a.txt")
+	if r.code != 0 || !strings.Contains(r.stdout, "All done.") {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := srv.Requests()[0].Header.Get("Authorization"); got != "Bearer sk-secret-123" {
+		t.Fatalf("Authorization = %q", got)
+	}
+	db, _ := os.ReadFile(filepath.Join(dir, "runs", "sessions.db"))
+	wal, _ := os.ReadFile(filepath.Join(dir, "runs", "sessions.db-wal"))
+	if bytes.Contains(db, []byte("sk-secret")) || bytes.Contains(wal, []byte("sk-secret")) {
+		t.Fatal("the API key reached the store")
+	}
+}
+
+func TestBadInputIsOneLine(t *testing.T) { // SPEC §7: one clear line, exit 2, no stack trace
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "bad"), 0o755)
+	os.WriteFile(filepath.Join(dir, "bad", "sessions.db"), []byte("this is not sqlite at all, not even close....."), 0o644)
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		code int
+		want string
+	}{
+		{"no key", nil, []string{"once", "x"}, 2, "ANTHROPIC_API_KEY"},
+		{"no openai key", nil, []string{"once", "--model", "gpt-4o", "x"}, 2, "OPENAI_API_KEY"},
+		{"no prompt", nil, []string{"once", "--model", "demo"}, 2, "needs a PROMPT"},
+		{"unknown flag", nil, []string{"once", "--nope", "x"}, 2, "unknown flag"},
+		{"unknown session", nil, []string{"once", "--model", "demo", "--resume", "abc", "x"}, 2, "no session abc"},
+		{"not a store", nil, []string{"once", "--model", "demo", "-r", "bad", "x"}, 1, "sessions.db"},
+		{"show no store", nil, []string{"show", "-r", "none", "abc"}, 2, "no store"},
+		{"show unknown", nil, []string{"show", "abc"}, 2, "no session abc"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := flower(t, dir, tt.env, tt.args...)
+			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+			if r.code != tt.code || len(lines) != 1 || !strings.Contains(r.stderr, tt.want) || strings.Contains(r.stderr, "goroutine") {
+				t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+			}
+		})
+	}
+}
