@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 )
 
@@ -13,34 +15,50 @@ type globals struct {
 
 func newRoot() *cobra.Command {
 	g := &globals{}
+	f := &wakeFlags{}
 	root := &cobra.Command{
-		Use:   "flower",
+		Use:   "flower [TASK]",
 		Short: "Long-running LLM agents that survive crashes, lost networks and full context windows",
-		Long: `flower runs LLM agents durably: every model response and tool result is on disk
-before the work goes on, so a killed process continues where it stopped.
+		Long: `flower does a task in this directory: it clarifies it with you, sets checkable
+goals, does the work, and has a fresh-eyed judge verify it. Run flower again
+after anything (Ctrl-C, a closed terminal, kill -9, a reboot) and the same
+work continues: same conversations, no model call paid twice.
 
-  flower once "create hello.txt containing hello"    one agent, streamed
-  flower once --resume SESSION "now add a line"      continue that session
-  flower once --model demo "anything"                offline, no API key
-  flower show SESSION                                print a transcript
+  flower "write a markdown-to-html script"   start (clarify, goals, work, judge)
+  flower                                     continue the work in this directory
+  flower "also support code highlighting"    continue, and the judge checks this too
+  flower --new "another thing"               archive this thread, start another
+  flower status                              what a wake would continue
+  flower once "create hello.txt"             one agent, no workflow
+  flower --model demo "anything"             offline, no API key
+
+While it runs, type a line to answer a question (a number picks an option)
+or to send a note to the agent's inbox. Ctrl-C stops at the next message
+boundary; a second Ctrl-C exits at once. Either way, flower continues it.
 
 Providers: ANTHROPIC_API_KEY (default, ANTHROPIC_BASE_URL honoured), or
 OPENAI_API_KEY / OPENAI_BASE_URL with an OpenAI model name or "openai/NAME"
 for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.ArbitraryArgs,
+		Args:          cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cmd.Help()
-			}
-			return usageErr("unknown command %q: the workflow form (flower TASK) is not in this build yet; run one agent with flower once %q", args[0], args[0])
+			phrase := strings.TrimSpace(strings.Join(args, " "))
+			return wake(cmd.Context(), g, f, phrase, cmd.OutOrStdout(), cmd.InOrStdin())
 		},
 	}
 	pf := root.PersistentFlags()
 	pf.StringVarP(&g.runDir, "run-dir", "r", "runs", "where durable state lives (relative to the current directory)")
 	pf.StringVar(&g.model, "model", "", `model name, or "demo" for the offline scripted model (default $FLOWER_MODEL or `+defaultModel+`)`)
 	pf.StringVar(&g.workspace, "workspace", ".", "the directory the agent works in")
-	root.AddCommand(newOnce(g), newShow(g))
+	fl := root.Flags()
+	fl.BoolVar(&f.fresh, "new", false, "archive the current thread (lineage, brief, goals) and start TASK afresh")
+	fl.Float64Var(&f.timeout, "timeout", 1800, "seconds a question waits for you; 0: unattended (never wait); -1: forever")
+	fl.IntVar(&f.maxAsks, "max-asks", -1, "questions the agent may ask; -1: unlimited; 0: never")
+	fl.IntVar(&f.rounds, "rounds", 3, "work rounds after a failed verdict (reset on every wake)")
+	fl.BoolVar(&f.noRestore, "no-restore", false, "do not finish a run a crash cut; start a new one (its state stays on disk)")
+	fl.IntVar(&f.maxTurns, "max-turns", 100, "model responses per step")
+	fl.Float64Var(&f.budget, "budget", 0, "USD per step (0: no limit)")
+	root.AddCommand(newOnce(g), newShow(g), newStatus(g))
 	return root
 }

@@ -74,7 +74,11 @@ func (r *Renderer) format(e event.Event) (string, string) {
 		return "    ✗ " + firstLines(e.Text, 1), yellow
 	case event.Error:
 		return "  error: " + e.Text, red
-	case event.Retry, event.Interrupt, event.Handoff, event.Step, event.Ask:
+	case event.Ask:
+		return askLine(e), yellow
+	case event.Step:
+		return e.String(), cyan
+	case event.Retry, event.Interrupt, event.Handoff:
 		return "  " + e.String(), yellow
 	default:
 		return "", ""
@@ -101,4 +105,32 @@ func indent(prefix, s string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// askLine shows a question with numbered options, a settled ask briefly,
+// and mail as an acknowledgement.
+func askLine(e event.Event) string {
+	if e.Payload["kind"] == "mail" {
+		return "  ✉ sent to the agent's inbox"
+	}
+	state, _ := e.Payload["state"].(string)
+	q, _ := e.Payload["question"].(string)
+	if state != "asked" {
+		return fmt.Sprintf("  ? %s — %s", clip(q, 60), state)
+	}
+	s := "? " + q
+	if opts, ok := e.Payload["options"].([]string); ok {
+		for i, o := range opts {
+			s += fmt.Sprintf("\n   %d) %s", i+1, o)
+		}
+	}
+	return s + "\n  (type your answer and press Enter)"
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flower-run/flower/workflow"
+)
+
+func newStatus(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show what a wake would continue in this directory (reads only)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runStatus(g, cmd.OutOrStdout())
+		},
+	}
+}
+
+// runStatus prints the wake state (R3.6); it writes nothing.
+func runStatus(g *globals, out io.Writer) error {
+	ws, err := filepath.Abs(g.workspace)
+	if err != nil {
+		return usageErr("--workspace: %v", err)
+	}
+	st := workflow.WakeState(ws, g.runDir)
+	if !st.Waking && len(st.Steps) == 0 {
+		fmt.Fprintf(out, "nothing to continue in %s: start with flower \"describe the task\"\n", tilde(ws))
+		return nil
+	}
+	fmt.Fprintf(out, "workspace  %s\nwakes      %d\n", tilde(ws), st.Woke)
+	if st.Goal != "" {
+		fmt.Fprintf(out, "goal       %s\n", st.Goal)
+	}
+	fmt.Fprintf(out, "brief      %s\ngoals      %d checks\n", map[bool]string{true: "confirmed", false: "not yet confirmed"}[st.Waking], st.Checks)
+	names := make([]string, 0, len(st.Steps))
+	for n := range st.Steps {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(out, "step       %-8s session %s\n", n, st.Steps[n])
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package term
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/flower-run/flower/human"
+)
+
+// Channel is what the input reader needs of the human channel.
+type Channel interface {
+	Pending() []human.Ask
+	Answer(id, text string) bool
+	Send(text string)
+}
+
+// Commands are typed lines the reader handles itself instead of passing on.
+type Commands struct {
+	Oracle func(question string) // a line starting with "?" (R6.5); nil: sent as mail
+	New    func()                // "/new" (R3.13); nil: sent as mail
+}
+
+// ReadInput reads lines from r until it ends or ctx is done. With a question
+// waiting, a line answers the oldest one (a number picks an option);
+// otherwise it goes to the inbox, so typed text is never swallowed by a
+// later question (R6.6).
+func ReadInput(ctx context.Context, r io.Reader, ch Channel, cmds Commands) {
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case line, ok := <-lines:
+			if !ok {
+				return
+			}
+			handleLine(strings.TrimSpace(line), ch, cmds)
+		}
+	}
+}
+
+func handleLine(line string, ch Channel, cmds Commands) {
+	switch {
+	case line == "":
+		return
+	case line == "/new" && cmds.New != nil:
+		cmds.New()
+		return
+	case strings.HasPrefix(line, "?") && cmds.Oracle != nil:
+		cmds.Oracle(strings.TrimSpace(line[1:]))
+		return
+	}
+	for _, a := range ch.Pending() {
+		if ch.Answer(a.ID, pickOption(a, line)) {
+			return
+		}
+	}
+	ch.Send(line)
+}
+
+// pickOption turns "2" into the second option of a question with options.
+func pickOption(a human.Ask, line string) string {
+	n, err := strconv.Atoi(line)
+	if err != nil || n < 1 || n > len(a.Options) {
+		return line
+	}
+	return a.Options[n-1]
+}

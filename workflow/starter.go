@@ -1,0 +1,92 @@
+package workflow
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/flower-run/flower/agent"
+	"github.com/flower-run/flower/internal/atomicfile"
+)
+
+// StarterOptions shape the starter flow of flower "task" (R3.15).
+type StarterOptions struct {
+	Workspace string // absolute
+	Task      string // the task of a new thread
+	Phrase    string // added on wake to a confirmed brief (R3.9)
+	Model     string
+	Rounds    int
+	MaxTurns  int
+	Budget    float64
+}
+
+// Least privilege: each step is offered only the tools it needs (R3.15).
+var (
+	ClarifyTools = []string{"Read", "Glob", "Grep", "Write", "ask", "inbox"}
+	GoalsTools   = []string{"Read", "Glob", "Grep", "Write"}
+	WorkTools    = []string{"Read", "Write", "Edit", "Glob", "Grep", "Bash", "Task", "WebFetch", "ask", "inbox"}
+	JudgeTools   = []string{"Read", "Glob", "Grep", "Bash", VerdictName}
+)
+
+// ClarifyCrashPrompt continues a clarification a crash cut (R3.10).
+const ClarifyCrashPrompt = "Continue the clarification you could not finish; this is not a restart. " +
+	"Do not repeat questions already answered above: go on from where you were, then write the brief."
+
+// Starter builds the four-step starter workflow: clarify, goals, work, judge.
+func Starter(o StarterOptions) *Workflow {
+	spec := func(name, instructions string, tools []string) agent.Spec {
+		return agent.Spec{Name: name, Instructions: instructions, Tools: tools, Model: o.Model,
+			MaxTurns: o.MaxTurns, MaxBudget: o.Budget}
+	}
+	brief := func() Brief { return ParseBrief(readNote(o.Workspace, BriefPath)) }
+	w := New(
+		Step{Name: "clarify", Spec: spec("clarify", clarifyInstructions, ClarifyTools),
+			Prompt:       "The task, in the person's words:\n\n" + o.Task + "\n\nClarify it and write " + BriefPath + ".",
+			ResumePrompt: "The brief at " + BriefPath + " is missing or incomplete. Finish the clarification and write it with its four sections.",
+			CrashPrompt:  ClarifyCrashPrompt,
+			Frozen:       func() bool { return brief().Complete() }},
+		Step{Name: "goals", Spec: spec("goals", goalsInstructions, GoalsTools),
+			Prompt:       "Derive " + GoalsPath + " from the brief at " + BriefPath + ".",
+			ResumePrompt: goalsResume(o.Phrase),
+			Frozen:       func() bool { return o.Phrase == "" && CountChecks(readNote(o.Workspace, GoalsPath)) > 0 }},
+		Step{Name: "work", Spec: spec("work", workInstructions, WorkTools),
+			Prompt:       "Do the work. The brief is " + BriefPath + " and the checks you will be judged on are in " + GoalsPath + ".",
+			ResumePrompt: workResume(o.Phrase)},
+	)
+	w.Judge = &Judge{Spec: spec("judge", judgeInstructions, JudgeTools), Work: "work", Rounds: o.Rounds,
+		Prompt: "Judge the work in this directory against every check in " + GoalsPath + " (the brief is " + BriefPath + "). " +
+			"Verify each check yourself, then call verdict."}
+	return w
+}
+
+func goalsResume(phrase string) string {
+	if phrase == "" {
+		return GoalsPath + " is missing or has no checks. Derive it from the brief at " + BriefPath + "."
+	}
+	return "The person added to the brief (see \"## Added on wake\" in " + BriefPath + "):\n\n" + phrase +
+		"\n\nUpdate " + GoalsPath + ": keep the existing checks and add checks that verify the addition."
+}
+
+func workResume(phrase string) string {
+	if phrase == "" {
+		return "You are continuing after a pause. Re-read " + BriefPath + " and " + GoalsPath +
+			", check the workspace, finish anything left undone, verify it, then end your turn with a short report."
+	}
+	return "The person added this (it is now in " + BriefPath + " under \"## Added on wake\", and " + GoalsPath +
+		" has checks for it):\n\n" + phrase + "\n\nDo it, keep everything that already works working, verify, then end your turn with a short report."
+}
+
+// AddOnWake appends a phrase to the brief under "## Added on wake" with the
+// time, atomically (R3.9).
+func AddOnWake(workspace, phrase string, now time.Time) error {
+	path := filepath.Join(workspace, BriefPath)
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("add to brief: %w", err)
+	}
+	text := strings.TrimRight(string(old), "\n") + "\n\n## Added on wake\n\n" +
+		now.Format("2006-01-02 15:04") + ": " + phrase + "\n"
+	return atomicfile.WriteFile(path, []byte(text), 0o644)
+}

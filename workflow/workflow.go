@@ -1,0 +1,92 @@
+// Package workflow runs ordered steps of agents plus a goal guard (judge),
+// and connects them across processes: the lineage maps each step to its
+// session, the manifest accumulates every step attempt, and the run state
+// lets a wake after a crash finish the interrupted run where it stopped
+// (SPEC §3).
+package workflow
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/flower-run/flower/agent"
+	"github.com/flower-run/flower/event"
+)
+
+// Step is a named unit of a workflow, run by one agent in one session.
+type Step struct {
+	Name string
+	Spec agent.Spec
+	// Prompt starts the step in a new session.
+	Prompt string
+	// ResumePrompt is what a connected step receives instead of Prompt: the
+	// model already has the context (R3.11). Empty: Prompt is sent as is.
+	ResumePrompt string
+	// CrashPrompt continues the step after a crash cut it. Empty: the
+	// session just goes on exactly where it stopped.
+	CrashPrompt string
+	// ResumeFrom continues (or with Fork, branches) that step's session.
+	ResumeFrom string
+	Fork       bool
+	// Frozen, when it reports true, skips the step (R3.10).
+	Frozen func() bool
+}
+
+// Judge is the goal guard: a fresh agent that must call the verdict tool.
+// A failed verdict sends its findings back to the Work step's session.
+type Judge struct {
+	Spec   agent.Spec // its tools must include "verdict"
+	Prompt string
+	Work   string // the step that receives findings
+	Rounds int    // work rounds after failed verdicts; 0 means 3
+	// Findings builds the prompt that gives the work step a failed verdict.
+	Findings func(round int, findings string) string
+}
+
+// Workflow is an ordered list of steps plus a goal guard.
+type Workflow struct {
+	Steps []Step
+	Judge *Judge
+	// Continuous continues each step's lineage session across processes
+	// (R3.5). New sets it; false gives fresh sessions every process.
+	Continuous bool
+	// OnStep is called after every step attempt, failures included (R6.10).
+	OnStep func(step string, res agent.Result)
+}
+
+// New returns a continuous workflow of steps.
+func New(steps ...Step) *Workflow { return &Workflow{Steps: steps, Continuous: true} }
+
+// Options are the per-process options of Run.
+type Options struct {
+	RunDir string
+	Sink   event.Sink
+	Now    func() time.Time
+	// NoRestore starts a new run even when the last one was cut (R5.6).
+	NoRestore bool
+}
+
+// Outcome is how a run ended.
+type Outcome struct {
+	Run         string
+	Resumed     bool // this process finished a run a crash had cut
+	Passed      bool // a verdict passed (or there is no judge and every step succeeded)
+	Interrupted bool
+	Verdict     string
+	Err         error
+}
+
+// maxStepRetries bounds #retry attempts of a failed step.
+const maxStepRetries = 2
+
+// newRunID is YYYYmmdd-HHMMSS-<6 hex>.
+func newRunID(now time.Time, rnd func() string) string {
+	return fmt.Sprintf("%s-%s", now.Format("20060102-150405"), rnd())
+}
+
+// Run runs the workflow, or finishes the run a crash cut.
+func (w *Workflow) Run(ctx context.Context, rt *agent.Runtime, opts Options) Outcome {
+	r := newRunner(w, rt, opts)
+	return r.run(ctx)
+}
