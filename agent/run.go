@@ -26,6 +26,9 @@ func (r *Runtime) Run(ctx context.Context, spec Spec, prompt string, opts RunOpt
 		res.SessionID = s.id
 		err = s.run(ctx, prompt)
 	}
+	if err != nil && ctx.Err() != nil {
+		err = context.Cause(ctx) // why the run was stopped: "killed-by-signal", say
+	}
 	if err != nil {
 		res.OK = false
 		res.Error = err.Error()

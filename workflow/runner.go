@@ -123,8 +123,18 @@ func (r *runner) finish(out Outcome, res *agent.Result) Outcome {
 	return out
 }
 
+// ErrKilledBySignal is the cause a front end gives when SIGTERM or SIGHUP
+// stops the run: the in-flight step's row says so (R3.7).
+var ErrKilledBySignal = errors.New("killed-by-signal")
+
+// interrupted reports whether a step was stopped rather than failed: the
+// run stays in flight and the next wake finishes it.
 func interrupted(res agent.Result) bool {
-	return res.Error == "interrupted" || res.Error == "context canceled"
+	switch res.Error {
+	case "interrupted", "context canceled", ErrKilledBySignal.Error():
+		return true
+	}
+	return false
 }
 
 // transient reports whether a failed step may be retried.

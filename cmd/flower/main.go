@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 // Exit codes (SPEC §7).
@@ -32,7 +34,13 @@ func usageErr(format string, args ...any) error {
 }
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:]))
+	code := run(context.Background(), os.Args[1:])
+	if s, ok := killedBy.Load().(syscall.Signal); ok {
+		// Everything is closed; now die of the signal, as the shell expects.
+		signal.Reset(s)
+		syscall.Kill(os.Getpid(), s)
+	}
+	os.Exit(code)
 }
 
 func run(ctx context.Context, args []string) int {
