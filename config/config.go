@@ -1,0 +1,107 @@
+// Package config reads flower.yaml, the per-workspace settings file at the
+// workspace root. Today it holds the resume policies for ambiguous ops
+// (SPEC R5.4):
+//
+//	resume:
+//	  default: retry          # retry | skip | discard | prompt
+//	  per_step:
+//	    publish: discard
+//	  per_tool:
+//	    Bash: retry
+//
+// Parsing is strict: a misspelt key, a wrong type or an unknown policy is
+// an error, because a silently ignored `per_tools:` would turn a careful
+// `discard` into a duplicate publish. Every error is one line,
+// file:line:col: field: problem (fix), so editors and terminals can jump
+// to it.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// FileName is the settings file's name, at the workspace root.
+const FileName = "flower.yaml"
+
+// Config is the content of flower.yaml.
+type Config struct {
+	Resume Resume `yaml:"resume"`
+}
+
+// Resume holds the policies for ambiguous ops, from the most specific
+// (per step) to the least (the default); see PolicyFor.
+type Resume struct {
+	Default Policy            `yaml:"default"`
+	PerStep map[string]Policy `yaml:"per_step"`
+	PerTool map[string]Policy `yaml:"per_tool"`
+}
+
+// Defaults is the configuration of a workspace without flower.yaml.
+func Defaults() Config {
+	return Config{Resume: Resume{Default: Retry}}
+}
+
+// PolicyFor is the effective policy for an ambiguous call of tool inside
+// step. A per_step entry wins over a per_tool entry, which wins over the
+// default: a step policy such as `publish: discard` states the safety of
+// the whole step's outside effect, and a generic `Bash: retry` must not
+// undo it. The result is always Effective, so never Prompt or "".
+func (c Config) PolicyFor(step, tool string) Policy {
+	if p := c.Resume.PerStep[step]; p != "" {
+		return p.Effective()
+	}
+	if p := c.Resume.PerTool[tool]; p != "" {
+		return p.Effective()
+	}
+	return c.Resume.Default.Effective()
+}
+
+// Load reads flower.yaml from the workspace root. A workspace without one
+// gets Defaults and no error: the file is optional.
+func Load(workspace string) (Config, error) {
+	name := filepath.Join(workspace, FileName)
+	data, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Defaults(), nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(name, data)
+}
+
+// Parse decodes the bytes of a flower.yaml; name is the file name shown
+// in errors. Empty or comment-only input gives Defaults. Errors are
+// *Error values.
+//
+// go-yaml parses and decodes (strictly: unknown keys are errors); before
+// decoding, checkShape refuses what the decoder would accept silently or
+// could not point at.
+func Parse(name string, data []byte) (Config, error) {
+	if err := checkBrackets(data); err != nil {
+		return Config{}, describe(name, nil, err)
+	}
+	file, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return Config{}, describe(name, nil, err)
+	}
+	body, err := onlyBody(file)
+	if err == nil {
+		err = checkShape(body)
+	}
+	cfg := Defaults()
+	if err == nil && body != nil {
+		err = yaml.NodeToValue(body, &cfg, yaml.Strict())
+	}
+	if err != nil {
+		return Config{}, describe(name, body, err)
+	}
+	return cfg, nil
+}
