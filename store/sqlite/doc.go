@@ -25,7 +25,7 @@
 //	│ parent │ TEXT                                │ Entry.Parent, NULL if none │
 //	│ kind   │ TEXT NOT NULL                       │ Entry.Kind                 │
 //	│ time   │ TEXT NOT NULL                       │ UTC, fixed-width RFC 3339  │
-//	│ body   │ TEXT NOT NULL                       │ JSON of the Entry: truth   │
+//	│ body   │ BLOB NOT NULL                       │ the Entry, below: truth    │
 //	└────────┴─────────────────────────────────────┴────────────────────────────┘
 //	INDEX entries_key_seq ON entries(key, seq)
 //
@@ -51,4 +51,47 @@
 // time from entries where key = ...'). Loading decodes the body and takes
 // seq from its column. Times in columns have the layout
 // 2006-01-02T15:04:05.000000000Z in UTC so that text order is time order.
+// To read whole entries, `flower show --raw SESSION` prints each as JSON.
+//
+// # Entry body
+//
+// The body is binary, not JSON: resuming a long session decodes every one
+// of its entries, and JSON decoding cost about ten times the rest of a
+// load (BENCHMARKS.md). Each string is stored as it is, with its length in
+// front, so decoding finds every field without scanning or unescaping text.
+//
+//	body        = version fields
+//	version     = 0x01                        bodyVersion; another value is refused
+//	fields      = uuid:str parent:str key:str kind:str time:str
+//	              text:str model:str stop_reason:str cost:f64 has:u8
+//	              [usage] [op] [message]      in this order, each if its bit of has is set
+//	has         = bit 0 message, bit 1 op, bit 2 usage; the other bits are 0
+//	usage       = input:int output:int cache_read:int cache_creation:int
+//	op          = id:str tool:str input:str class:str content:str flags:u8
+//	              flags: bit 0 is_error, bit 1 denied; the other bits are 0
+//	message     = role:str count:uvarint block*count
+//	block       = 0x01 text:str                                    text
+//	            | 0x02 thinking:str signature:str redacted:str    thinking
+//	            | 0x03 id:str name:str input:str                   tool_use
+//	            | 0x04 tool_use_id:str content:str is_error:u8     tool_result (0 or 1)
+//
+//	str         = length:uvarint byte*length  UTF-8 text, or raw JSON for an input
+//	uvarint     = unsigned LEB128, at most 10 bytes (encoding/binary's Uvarint)
+//	int         = zigzag varint (encoding/binary's Varint)
+//	f64         = IEEE 754 binary64, 8 bytes little-endian
+//	time        = the bytes of time.Time.MarshalBinary: the instant and its zone offset
+//
+// An empty input is stored with length 0 and loads as nil. The body ends
+// with its last field: a body cut short, with bytes after its end, with an
+// unknown block type or bits, or without uuid, key or kind is an error
+// naming the entry's seq, and never a panic (FuzzEntryDecode). A change to
+// this layout takes a new version byte; nothing has shipped, so version 1
+// is still store.SchemaVersion 1.
+//
+// Reads map the file into memory (PRAGMA mmap_size), so loading does not
+// copy every page through a read call. SQLite only reads through the map,
+// never writes: durability is unchanged. The cost is that a disk error
+// while reading kills the process with SIGBUS instead of returning an
+// error; the store is append-only and resumes after a crash, so that is
+// accepted.
 package sqlite

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -48,8 +47,7 @@ func encodeEntries(entries []store.Entry) ([][]any, error) {
 		if e.Key == "" || e.UUID == "" || e.Kind == "" {
 			return nil, fmt.Errorf("entry %d: key, uuid and kind are required", i)
 		}
-		e.Seq = 0 // the store assigns it; the column is the truth
-		body, err := json.Marshal(e)
+		body, err := appendBody(nil, &e) // Seq is not in the body: the store assigns it
 		if err != nil {
 			return nil, fmt.Errorf("encode entry %s: %w", e.UUID, err)
 		}
@@ -57,7 +55,7 @@ func encodeEntries(entries []store.Entry) ([][]any, error) {
 		if e.Parent != "" {
 			parent = e.Parent
 		}
-		rows = append(rows, []any{e.Key, e.UUID, parent, string(e.Kind), column(e.Time), string(body)})
+		rows = append(rows, []any{e.Key, e.UUID, parent, string(e.Kind), column(e.Time), body})
 	}
 	return rows, nil
 }
@@ -92,15 +90,25 @@ func (d *DB) write(ctx context.Context, op string, fn func(*sql.Tx) error) error
 // Load returns the entries of exactly key (a sub-path is another key), in
 // append order.
 func (d *DB) Load(ctx context.Context, key string) ([]store.Entry, error) {
+	// The count sizes the slice once: growing it entry by entry would copy
+	// a long session's entries about twice over. It is only a hint, so it
+	// need not be read in the transaction of the rows.
+	var n int
+	if err := d.stmts.countEntries.QueryRowContext(ctx, key).Scan(&n); err != nil {
+		return nil, fmt.Errorf("load %s: %w", key, err)
+	}
 	rows, err := d.stmts.loadEntries.QueryContext(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", key, err)
 	}
 	defer rows.Close()
 	var out []store.Entry
+	if n > 0 {
+		out = make([]store.Entry, 0, n)
+	}
 	for rows.Next() {
 		var seq int64
-		var body sql.RawBytes // decoded before Next; decoding copies what it keeps
+		var body string // the driver's own copy: decoding slices it, copying nothing
 		if err := rows.Scan(&seq, &body); err != nil {
 			return nil, fmt.Errorf("load %s: %w", key, err)
 		}
@@ -118,12 +126,12 @@ func (d *DB) Load(ctx context.Context, key string) ([]store.Entry, error) {
 
 // decodeEntry decodes a body column. Garbage is an error naming the seq,
 // never a panic: a damaged row must halt loudly, not crash the runtime.
-func decodeEntry(seq int64, body []byte) (store.Entry, error) {
-	var e store.Entry
-	if err := json.Unmarshal(body, &e); err != nil {
+func decodeEntry(seq int64, body string) (store.Entry, error) {
+	e, err := decodeBody(body)
+	if err != nil {
 		return store.Entry{}, fmt.Errorf("decode entry seq %d: %w", seq, err)
 	}
-	if e.UUID == "" || e.Key == "" || e.Kind == "" { // "null" or "{}": no entry was ever written so
+	if e.UUID == "" || e.Key == "" || e.Kind == "" { // Append refuses such an entry
 		return store.Entry{}, fmt.Errorf("decode entry seq %d: key, uuid or kind missing", seq)
 	}
 	e.Seq = seq

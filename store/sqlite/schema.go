@@ -23,7 +23,7 @@ var schema = []string{
 		parent TEXT,
 		kind   TEXT NOT NULL,
 		time   TEXT NOT NULL,
-		body   TEXT NOT NULL
+		body   BLOB NOT NULL
 	)`,
 	`CREATE INDEX entries_key_seq ON entries(key, seq)`,
 	`CREATE TABLE meta (

@@ -27,6 +27,9 @@ var pragmas = []string{
 	"journal_mode(WAL)",
 	"synchronous(FULL)",
 	"foreign_keys(1)",
+	// Reads map the file instead of copying each page out with a read
+	// call: loading a long session is mostly reading pages (see doc.go).
+	"mmap_size(1073741824)",
 }
 
 // DB is a session store in one SQLite file. It is safe for concurrent use,

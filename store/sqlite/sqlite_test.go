@@ -298,11 +298,22 @@ func TestCorruptBody(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sessions.db")
 	db := open(t, path)
 	appendAll(t, db, notes("k", 0, 3)...)
-	for _, body := range []string{`{"uuid": `, `null`, `{}`, `{"uuid":"x","key":"k","kind":"note","message":{"content":[{"type":"?"}]}}`} {
-		rawExec(t, path, fmt.Sprintf("UPDATE entries SET body = '%s' WHERE seq = 2", body))
+	good, err := sqlite.AppendBody(nil, &store.Entry{UUID: "x", Key: "k", Kind: store.KindNote})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noKind, err := sqlite.AppendBody(nil, &store.Entry{UUID: "x", Key: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range [][]byte{
+		{}, {2}, good[:len(good)-1], append(good, 0), noKind,
+		[]byte(`{"uuid":"x","key":"k","kind":"note"}`), // JSON, not the body format
+	} {
+		rawExec(t, path, fmt.Sprintf("UPDATE entries SET body = X'%x' WHERE seq = 2", body))
 		_, err := db.Load(context.Background(), "k")
 		if err == nil || !strings.Contains(err.Error(), "seq 2") {
-			t.Errorf("body %s: Load = %v, want an error naming seq 2", body, err)
+			t.Errorf("body %q: Load = %v, want an error naming seq 2", body, err)
 		}
 	}
 }
