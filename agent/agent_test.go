@@ -312,3 +312,29 @@ func TestCallsCutAtMaxTokensAreNotRun(t *testing.T) {
 		t.Fatalf("result %+v; sent %q", res, lastUserText(f.srv.Requests()[1]))
 	}
 }
+
+func TestTrimOnResumeSpillsToWorkbench(t *testing.T) { // R4.6
+	f := newFixture(t, modeltest.Script(
+		modeltest.Turn{ToolCalls: []modeltest.ToolCall{call("Bash", `{"command":"seq 1 3000"}`)}},
+		modeltest.Turn{Text: "counted"},
+		modeltest.Turn{Text: "again"},
+	))
+	first := f.run(agent.Spec{}, "count", agent.RunOptions{})
+	f.rt = f.runtimeWith(agent.Options{Trim: true})
+	second := f.run(agent.Spec{}, "and now?", agent.RunOptions{Resume: first.SessionID})
+	if !second.OK {
+		t.Fatalf("second = %+v", second)
+	}
+	body := string(f.srv.Requests()[2].Body)
+	if strings.Contains(body, "\n2999\n") || !strings.Contains(body, ".flower/results/") {
+		t.Fatalf("old output not trimmed in the resumed request")
+	}
+	matches, _ := filepath.Glob(filepath.Join(f.ws, ".flower", "results", "*.txt"))
+	if len(matches) != 1 {
+		t.Fatalf("spilled files: %v", matches)
+	}
+	data, _ := os.ReadFile(matches[0])
+	if !strings.Contains(string(data), "\n2999\n") {
+		t.Fatal("the spilled file lacks the full output")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
+	"github.com/flower-run/flower/view"
 )
 
 // blockTool interrupts the runtime from another goroutine, then blocks
@@ -43,7 +44,7 @@ func TestInterruptContinuesWithText(t *testing.T) { // R2.8
 		t.Fatalf("result = %+v", res)
 	}
 	got := lastUserText(f.srv.Requests()[1])
-	if strings.Count(got, "R:[interrupted") != 2 || !strings.HasSuffix(got, "T:stop that, write a poem instead;") {
+	if strings.Count(got, "R:"+view.Interrupted) != 2 || !strings.HasSuffix(got, "T:stop that, write a poem instead;") {
 		t.Fatalf("request after interrupt ends with %q", got)
 	}
 	if n := len(f.eventLines(event.Interrupt)); n != 1 {

@@ -114,7 +114,7 @@ func (s *session) loop(ctx context.Context) error {
 // sees, so the retry sends the same clean history. An interrupt cancels the
 // call and never counts as an attempt.
 func (s *session) call(ctx context.Context) (*model.Response, error) {
-	req := &model.Request{Model: s.spec.Model, System: s.system(), Messages: view.Build(s.entries),
+	req := &model.Request{Model: s.spec.Model, System: s.system(), Messages: view.BuildWith(s.entries, s.viewOptions()),
 		Tools: s.toolDefs()}
 	retry := s.rt.retry
 	retry.OnRetry = func(n resilience.Notice) { s.emit(n.Event()) }

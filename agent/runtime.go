@@ -32,6 +32,10 @@ type Options struct {
 	// (R4.3). The zero value uses the default policy, the real clock and no
 	// probe; OnRetry is set by the runtime.
 	Retry resilience.Retrier
+	// Trim replaces, in what the model sees, large tool results from before
+	// this run by a pointer to a file holding them (R4.6). The CLI turns it
+	// on; --no-trim turns it off.
+	Trim bool
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -44,6 +48,7 @@ type Runtime struct {
 	now       func() time.Time
 	newID     func() string
 	retry     resilience.Retrier
+	trim      bool
 
 	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
 	total      float64
@@ -61,7 +66,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
-		now: opts.Now, newID: opts.NewID, retry: opts.Retry, interrupt: make(chan string, 1)}
+		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, interrupt: make(chan string, 1)}
 	if r.now == nil {
 		r.now = time.Now
 	}

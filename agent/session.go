@@ -17,6 +17,7 @@ type session struct {
 	opts    RunOptions
 	id, key string
 	entries []store.Entry
+	old     int // entries that existed before this run: the pruned view may expire or trim them
 	info    model.Info
 	res     *Result
 	allowed map[string]bool // nil: every tool allowed
@@ -45,7 +46,7 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 	if opts.Resume != "" && opts.subPath == "" && len(entries) == 0 {
 		return nil, fmt.Errorf("no session %s in this workspace's store", opts.Resume)
 	}
-	s.entries = entries
+	s.entries, s.old = entries, len(entries)
 	res.Resumed = len(entries) > 0
 	if opts.Fork && res.Resumed {
 		return s, s.fork(ctx)

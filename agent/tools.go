@@ -55,14 +55,14 @@ func (s *session) runTool(ctx context.Context, u *model.ToolUse) (op store.Op) {
 		op.Content, op.IsError = fmt.Sprintf("No tool named %q exists. Available tools: %v.", u.Name, s.rt.tools.Names()), true
 		return op
 	case ctx.Err() != nil:
-		op.Content, op.IsError = cutText, true
+		op.Content, op.IsError, op.Cut = cutText, true, true
 		return op
 	}
 	op.Class = t.Class().String()
 	res, err := safeRun(withCall(ctx, callInfo{id: u.ID, s: s}), t, u)
 	switch {
 	case ctx.Err() != nil:
-		op.Content, op.IsError = cutText, true
+		op.Content, op.IsError, op.Cut = cutText, true, true
 	case err != nil:
 		op.Content, op.IsError = "Tool failed: "+err.Error(), true
 	default:

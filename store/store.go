@@ -73,6 +73,7 @@ type Op struct {
 	Content string          `json:"content,omitempty"`
 	IsError bool            `json:"is_error,omitempty"`
 	Denied  bool            `json:"denied,omitempty"`
+	Cut     bool            `json:"cut,omitempty"` // the call was cut by an interrupt before it finished
 }
 
 // Meta describes a session.

@@ -15,36 +15,36 @@ import (
 // never finished (its process died, or the person interrupted it).
 const Interrupted = "[no result: this call was interrupted before it finished; check the workspace before repeating it]"
 
-// Build returns the model messages of a session's entries.
-func Build(entries []store.Entry) []model.Message {
+// Options shape the pruned view (R4.5, R4.6).
+type Options struct {
+	// KeepDenials is how many of the newest denied calls stay in view; the
+	// older ones are dropped, call and result. Negative keeps none.
+	KeepDenials int
+	// Old is the number of leading entries written before this run began:
+	// their one-shot command results are marked expired, and with Trim their
+	// large results are replaced by a pointer.
+	Old  int
+	Trim *Trim
+}
+
+// Default is the view every load gets: keep the newest denial.
+var Default = Options{KeepDenials: 1}
+
+// Build returns the model messages of a session's entries, pruned with
+// Default.
+func Build(entries []store.Entry) []model.Message { return BuildWith(entries, Default) }
+
+// BuildWith returns the model messages of entries, pruned with o.
+func BuildWith(entries []store.Entry, o Options) []model.Message {
+	chained := chain(entries)
+	p := newPruner(chained, o)
 	var msgs []model.Message
-	for _, e := range entries {
-		if m, ok := messageOf(e); ok {
+	for i, e := range chained {
+		if m, ok := p.message(i, e); ok {
 			msgs = appendMerged(msgs, m)
 		}
 	}
 	return repair(msgs)
-}
-
-// messageOf is the message an entry contributes, if any.
-func messageOf(e store.Entry) (model.Message, bool) {
-	switch e.Kind {
-	case store.KindUser, store.KindAssistant:
-		if e.Message == nil {
-			return model.Message{}, false
-		}
-		return *e.Message, true
-	case store.KindResult:
-		if e.Op == nil {
-			return model.Message{}, false
-		}
-		return model.Message{Role: model.User, Content: []model.Block{
-			&model.ToolResult{ToolUseID: e.Op.ID, Content: e.Op.Content, IsError: e.Op.IsError}}}, true
-	case store.KindNote:
-		return model.Message{Role: model.User, Content: []model.Block{&model.Text{Text: e.Text}}}, true
-	}
-	// op_started, api_error, interrupt, handoff: bookkeeping the model never sees.
-	return model.Message{}, false
 }
 
 // appendMerged appends m, merging it into the last message when both have

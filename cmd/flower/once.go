@@ -66,7 +66,7 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 		return err
 	}
 	defer b.release()
-	rt, err := agent.New(agent.Options{Workspace: g.workspace, RunDir: g.runDir, Provider: b.provider, Retry: b.retrier()})
+	rt, err := agent.New(agent.Options{Workspace: g.workspace, RunDir: g.runDir, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

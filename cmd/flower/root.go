@@ -11,6 +11,7 @@ type globals struct {
 	runDir    string
 	model     string
 	workspace string
+	noTrim    bool
 }
 
 func newRoot() *cobra.Command {
@@ -51,6 +52,7 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	pf.StringVarP(&g.runDir, "run-dir", "r", "runs", "where durable state lives (relative to the current directory)")
 	pf.StringVar(&g.model, "model", "", `model name, or "demo" for the offline scripted model (default $FLOWER_MODEL or `+defaultModel+`)`)
 	pf.StringVar(&g.workspace, "workspace", ".", "the directory the agent works in")
+	pf.BoolVar(&g.noTrim, "no-trim", false, "keep old large tool results whole in what the model sees (default: trim them to a pointer to a file)")
 	fl := root.Flags()
 	fl.BoolVar(&f.fresh, "new", false, "archive the current thread (lineage, brief, goals) and start TASK afresh")
 	fl.Float64Var(&f.timeout, "timeout", 1800, "seconds a question waits for you; 0: unattended (never wait); -1: forever")

@@ -57,7 +57,7 @@ func wake(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.W
 	r := term.NewRenderer(out)
 	ch := human.New(human.Options{Sink: r.Render, MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout),
 		Workbench: filepath.Join(ws, workflow.WorkbenchDir)})
-	rt, err := agent.New(agent.Options{Workspace: ws, RunDir: g.runDir, Provider: b.provider, Retry: b.retrier(),
+	rt, err := agent.New(agent.Options{Workspace: ws, RunDir: g.runDir, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
 		Tools: append(ch.Tools(), workflow.VerdictTool{})})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
