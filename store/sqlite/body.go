@@ -35,7 +35,8 @@ const (
 const (
 	opIsError = 1 << iota
 	opDenied
-	opAll = opIsError | opDenied
+	opCut
+	opAll = opIsError | opDenied | opCut
 )
 
 // appendBody appends the body of e (everything but Seq) to dst.
@@ -77,7 +78,7 @@ func appendBody(dst []byte, e *store.Entry) ([]byte, error) {
 		w.bytes(op.Input)
 		w.str(op.Class)
 		w.str(op.Content)
-		w.b = append(w.b, flags(op.IsError, opIsError)|flags(op.Denied, opDenied))
+		w.b = append(w.b, flags(op.IsError, opIsError)|flags(op.Denied, opDenied)|flags(op.Cut, opCut))
 	}
 	if m := e.Message; m != nil {
 		if err := w.message(m); err != nil {
@@ -274,7 +275,7 @@ func (r *reader) op() *store.Op {
 	if f&^opAll != 0 {
 		r.fail(fmt.Errorf("unknown op flags %#x", f))
 	}
-	op.IsError, op.Denied = f&opIsError != 0, f&opDenied != 0
+	op.IsError, op.Denied, op.Cut = f&opIsError != 0, f&opDenied != 0, f&opCut != 0
 	return op
 }
 

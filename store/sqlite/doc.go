@@ -68,7 +68,7 @@
 //	has         = bit 0 message, bit 1 op, bit 2 usage; the other bits are 0
 //	usage       = input:int output:int cache_read:int cache_creation:int
 //	op          = id:str tool:str input:str class:str content:str flags:u8
-//	              flags: bit 0 is_error, bit 1 denied; the other bits are 0
+//	              flags: bit 0 is_error, bit 1 denied, bit 2 cut; the other bits are 0
 //	message     = role:str count:uvarint block*count
 //	block       = 0x01 text:str                                    text
 //	            | 0x02 thinking:str signature:str redacted:str    thinking
