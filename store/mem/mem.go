@@ -1,0 +1,224 @@
+// Package mem is an in-memory store.Store: nothing survives the process.
+// It is for tests and benchmarks that want the agent loop without a disk
+// (BenchmarkTurnMem measures the loop's own cost with it), and it passes
+// the same conformance suite as store/sqlite.
+//
+// Entries are deep-copied on the way in and on the way out, so a caller
+// that changes an entry after Append, or a loaded entry, changes nothing
+// in the store, as with a real backend.
+package mem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/store"
+)
+
+var _ store.Store = (*Store)(nil)
+
+// Store is an in-memory session store, safe for concurrent use.
+type Store struct {
+	mu        sync.Mutex // guards all the fields below
+	seq       int64
+	entries   map[string][]store.Entry // by key, in append order
+	uuids     map[string]bool
+	meta      map[string]store.Meta
+	summaries map[string]string
+}
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{
+		entries:   map[string][]store.Entry{},
+		uuids:     map[string]bool{},
+		meta:      map[string]store.Meta{},
+		summaries: map[string]string{},
+	}
+}
+
+// Append adds entries in order, all or none.
+func (s *Store) Append(ctx context.Context, entries ...store.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("append entries: %w", err)
+	}
+	batch := map[string]bool{}
+	for i, e := range entries {
+		if e.Key == "" || e.UUID == "" || e.Kind == "" {
+			return fmt.Errorf("append entries: entry %d: key, uuid and kind are required", i)
+		}
+		if batch[e.UUID] {
+			return fmt.Errorf("append entries: uuid %s: %w", e.UUID, store.ErrDuplicate)
+		}
+		batch[e.UUID] = true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range entries {
+		if s.uuids[e.UUID] {
+			return fmt.Errorf("append entries: uuid %s: %w", e.UUID, store.ErrDuplicate)
+		}
+	}
+	for _, e := range entries {
+		s.seq++
+		c := clone(e)
+		c.Seq = s.seq
+		s.entries[e.Key] = append(s.entries[e.Key], c)
+		s.uuids[e.UUID] = true
+	}
+	return nil
+}
+
+// Load returns copies of the entries of exactly key, in append order.
+func (s *Store) Load(ctx context.Context, key string) ([]store.Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("load %s: %w", key, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	stored := s.entries[key]
+	if len(stored) == 0 {
+		return nil, nil
+	}
+	out := make([]store.Entry, len(stored))
+	for i, e := range stored {
+		out[i] = clone(e)
+	}
+	return out, nil
+}
+
+// PutMeta records m for m.Key; the latest put wins.
+func (s *Store) PutMeta(ctx context.Context, m store.Meta) error {
+	if m.Key == "" {
+		return errors.New("put meta: key is required")
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("put meta %s: %w", m.Key, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.meta[m.Key] = m
+	return nil
+}
+
+// Meta returns the metadata of key.
+func (s *Store) Meta(ctx context.Context, key string) (store.Meta, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return store.Meta{}, false, fmt.Errorf("meta %s: %w", key, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.meta[key]
+	return m, ok, nil
+}
+
+// Sessions lists the metadata of the keys that start with prefix, oldest
+// first, ties in key order.
+func (s *Store) Sessions(ctx context.Context, prefix string) ([]store.Meta, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sessions %s: %w", prefix, err)
+	}
+	s.mu.Lock()
+	var out []store.Meta
+	for key, m := range s.meta {
+		if strings.HasPrefix(key, prefix) {
+			out = append(out, m)
+		}
+	}
+	s.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		if c := out[i].Created.Compare(out[j].Created); c != 0 {
+			return c < 0
+		}
+		return out[i].Key < out[j].Key
+	})
+	return out, nil
+}
+
+// PutSummary stores text as the current summary of key.
+func (s *Store) PutSummary(ctx context.Context, key, text string) error {
+	if key == "" {
+		return errors.New("put summary: key is required")
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("put summary %s: %w", key, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.summaries[key] = text
+	return nil
+}
+
+// Summary returns the latest summary of key.
+func (s *Store) Summary(ctx context.Context, key string) (string, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return "", false, fmt.Errorf("summary %s: %w", key, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	text, ok := s.summaries[key]
+	return text, ok, nil
+}
+
+// Close does nothing: there is nothing to release.
+func (s *Store) Close() error { return nil }
+
+// clone deep-copies what an entry points to: its message, blocks, op,
+// usage and raw JSON. Strings are immutable and shared.
+func clone(e store.Entry) store.Entry {
+	e.Time = e.Time.Round(0) // drop the monotonic reading, as a disk would
+	if e.Message != nil {
+		m := model.Message{Role: e.Message.Role}
+		if e.Message.Content != nil {
+			m.Content = make([]model.Block, len(e.Message.Content))
+			for i, b := range e.Message.Content {
+				m.Content[i] = cloneBlock(b)
+			}
+		}
+		e.Message = &m
+	}
+	if e.Op != nil {
+		op := *e.Op
+		op.Input = cloneBytes(op.Input)
+		e.Op = &op
+	}
+	if e.Usage != nil {
+		u := *e.Usage
+		e.Usage = &u
+	}
+	return e
+}
+
+func cloneBlock(b model.Block) model.Block {
+	switch v := b.(type) {
+	case *model.Text:
+		c := *v
+		return &c
+	case *model.Thinking:
+		c := *v
+		return &c
+	case *model.ToolUse:
+		c := *v
+		c.Input = cloneBytes(c.Input)
+		return &c
+	case *model.ToolResult:
+		c := *v
+		return &c
+	}
+	return b // a nil block, or a type this package predates: kept as is
+}
+
+func cloneBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte{}, b...)
+}
