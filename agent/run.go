@@ -80,19 +80,11 @@ func (s *session) loop(ctx context.Context) error {
 		if s.res.Turns >= max {
 			return fmt.Errorf("max turns (%d) reached", max)
 		}
-		turn, done := s.rt.beginTurn(ctx, s.top)
-		resp, err := s.call(turn)
-		if err == nil {
-			err = s.commit(turn, resp)
+		if err := s.maybeHandoff(ctx); err != nil {
+			return err
 		}
-		if err == nil && len(resp.Message.ToolUses()) > 0 {
-			err = s.answerCalls(turn, resp)
-		}
-		done()
-		if text, ok := s.rt.takeInterrupt(turn, s.top); ok {
-			if err := s.interrupted(ctx, text); err != nil {
-				return err
-			}
+		resp, again, err := s.turn(ctx)
+		if again {
 			continue
 		}
 		if err != nil {
@@ -106,6 +98,27 @@ func (s *session) loop(ctx context.Context) error {
 			return fmt.Errorf("budget of $%.2f spent ($%.4f)", s.spec.MaxBudget, s.res.Cost)
 		}
 	}
+}
+
+// turn makes one model call durable and answers its tool calls. again
+// reports an interrupt with a message: the loop goes on with it.
+func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, err error) {
+	turn, done := s.rt.beginTurn(ctx, s.top)
+	resp, err = s.call(turn)
+	if err == nil {
+		err = s.commit(turn, resp)
+	}
+	if err == nil && len(resp.Message.ToolUses()) > 0 {
+		err = s.answerCalls(turn, resp)
+	}
+	done()
+	if text, ok := s.rt.takeInterrupt(turn, s.top); ok {
+		if err := s.interrupted(ctx, text); err != nil {
+			return nil, false, err
+		}
+		return nil, true, nil
+	}
+	return resp, false, err
 }
 
 // call asks the model for the next response over the session's view,

@@ -36,6 +36,10 @@ type Options struct {
 	// this run by a pointer to a file holding them (R4.6). The CLI turns it
 	// on; --no-trim turns it off.
 	Trim bool
+	// HandoffAt is the fraction of the model's window at which a session
+	// writes a handoff document and a new session takes over (R4.7); 0
+	// means 0.8 (and at least 20K tokens left), negative never hands off.
+	HandoffAt float64
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -49,6 +53,7 @@ type Runtime struct {
 	newID     func() string
 	retry     resilience.Retrier
 	trim      bool
+	handoffAt float64
 
 	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
 	total      float64
@@ -66,7 +71,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
-		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, interrupt: make(chan string, 1)}
+		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, interrupt: make(chan string, 1)}
 	if r.now == nil {
 		r.now = time.Now
 	}

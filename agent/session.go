@@ -22,6 +22,7 @@ type session struct {
 	res     *Result
 	allowed map[string]bool // nil: every tool allowed
 	top     bool            // a top-level run: it takes interrupts
+	warned  bool            // the handoff "approaching" event was sent
 }
 
 // open loads the session to continue, forks it, or starts a new one.
