@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/store"
@@ -40,6 +41,9 @@ type Options struct {
 	// writes a handoff document and a new session takes over (R4.7); 0
 	// means 0.8 (and at least 20K tokens left), negative never hands off.
 	HandoffAt float64
+	// Policies decide what happens to a call a crash cut between its intent
+	// and its result (R5.4); the zero value retries.
+	Policies config.Config
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -54,6 +58,7 @@ type Runtime struct {
 	retry     resilience.Retrier
 	trim      bool
 	handoffAt float64
+	policies  config.Config
 
 	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
 	total      float64
@@ -71,7 +76,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
-		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, interrupt: make(chan string, 1)}
+		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, interrupt: make(chan string, 1)}
 	if r.now == nil {
 		r.now = time.Now
 	}

@@ -2,9 +2,11 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
+	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
@@ -20,11 +22,10 @@ const cutText = "[interrupted: the person stopped this call before it finished]"
 // session consistent.
 func (s *session) runTools(ctx context.Context, uses []*model.ToolUse, ambiguous map[string]bool) error {
 	for _, u := range uses {
-		if ambiguous[u.ID] {
-			s.emit(event.Event{Kind: event.Retry, Tool: u.Name, Text: "running again a call whose outcome is unknown",
-				Payload: map[string]any{"id": u.ID, "policy": "retry"}})
+		op, err := s.resolve(ctx, u, ambiguous[u.ID])
+		if err != nil {
+			return err
 		}
-		op := s.runTool(ctx, u)
 		if err := s.append(ctx, store.Entry{Kind: store.KindResult, Op: &op}); err != nil {
 			return err
 		}
@@ -37,6 +38,33 @@ func (s *session) runTools(ctx context.Context, uses []*model.ToolUse, ambiguous
 	}
 	return nil
 }
+
+// skippedText completes an ambiguous call under the skip policy.
+const skippedText = "[flower] A crash cut this call after it started and before its result was recorded, so it may or may not have taken effect. Under the resume policy \"skip\" it was not run again. Check its effect before relying on it."
+
+// resolve runs a call, applying the resume policy when its outcome is
+// unknown: an effect whose intent is durable but whose result is not
+// (R5.4). retry runs it again, skip completes it with a note, discard
+// abandons the run.
+func (s *session) resolve(ctx context.Context, u *model.ToolUse, ambiguous bool) (store.Op, error) {
+	if !ambiguous {
+		return s.runTool(ctx, u), nil
+	}
+	policy := s.rt.policies.PolicyFor(s.spec.Name, u.Name)
+	s.emit(event.Event{Kind: event.Retry, Tool: u.Name,
+		Text:    fmt.Sprintf("a call cut by a crash (%s %s): policy %s", u.Name, summary(u.Input), policy),
+		Payload: map[string]any{"id": u.ID, "policy": string(policy), "ambiguous": true}})
+	switch policy {
+	case config.Skip:
+		return store.Op{ID: u.ID, Tool: u.Name, Content: skippedText}, nil
+	case config.Discard:
+		return store.Op{}, fmt.Errorf("%w: %s call %s was cut by a crash and the resume policy is discard", ErrDiscarded, u.Name, u.ID)
+	}
+	return s.runTool(ctx, u), nil
+}
+
+// ErrDiscarded ends a run that the discard policy abandoned.
+var ErrDiscarded = errors.New("discarded")
 
 // truncatedText answers the calls of a response cut at max_tokens: the SDK
 // replaces an incomplete input with {}, so running the call would do the

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/flower-run/flower/agent"
@@ -116,7 +117,10 @@ func (r *runner) finish(out Outcome, res *agent.Result) Outcome {
 		out.Err = fmt.Errorf("step failed: %s", res.Error)
 	}
 	r.state.Status, r.state.Step = StatusDone, ""
-	if !out.Passed {
+	switch {
+	case res != nil && discarded(*res):
+		r.state.Status = StatusDiscarded
+	case !out.Passed:
 		r.state.Status = StatusFailed
 	}
 	r.saveState()
@@ -137,7 +141,12 @@ func interrupted(res agent.Result) bool {
 	return false
 }
 
-// transient reports whether a failed step may be retried.
+// transient reports whether a failed step may be retried: not when it was
+// stopped, failed for good, or abandoned by the discard policy.
 func transient(res agent.Result) bool {
-	return !interrupted(res) && resilience.Classify(res.Error) != resilience.Fatal
+	return !interrupted(res) && !discarded(res) && resilience.Classify(res.Error) != resilience.Fatal
+}
+
+func discarded(res agent.Result) bool {
+	return strings.HasPrefix(res.Error, agent.ErrDiscarded.Error())
 }

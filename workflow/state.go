@@ -16,9 +16,10 @@ const StateFile = "state.json"
 
 // Run statuses.
 const (
-	StatusRunning = "running"
-	StatusDone    = "done"
-	StatusFailed  = "failed"
+	StatusRunning   = "running"
+	StatusDone      = "done"
+	StatusFailed    = "failed"
+	StatusDiscarded = "discarded" // abandoned: by the discard policy or flower discard
 )
 
 // runState is the durable state of one run.
