@@ -8,10 +8,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/mem"
 	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/tool"
 )
@@ -41,41 +43,108 @@ func (noop) Run(context.Context, json.RawMessage) (tool.Result, error) {
 	return tool.Result{Content: strings.Repeat("output line\n", 40)}, nil
 }
 
-// counting counts transactions: each Append is one commit, one fsync.
+// counting counts write transactions: on SQLite each is one commit, one
+// fsync of the WAL.
 type counting struct {
 	store.Store
-	mu      sync.Mutex // guards appends
-	appends int
+	mu     sync.Mutex // guards writes
+	writes int
+}
+
+func (c *counting) count() {
+	c.mu.Lock()
+	c.writes++
+	c.mu.Unlock()
 }
 
 func (c *counting) Append(ctx context.Context, es ...store.Entry) error {
-	c.mu.Lock()
-	c.appends++
-	c.mu.Unlock()
+	c.count()
 	return c.Store.Append(ctx, es...)
+}
+
+func (c *counting) PutMeta(ctx context.Context, m store.Meta) error {
+	c.count()
+	return c.Store.PutMeta(ctx, m)
+}
+
+func (c *counting) PutSummary(ctx context.Context, key, text string) error {
+	c.count()
+	return c.Store.PutSummary(ctx, key, text)
 }
 
 // BenchmarkTurn measures one turn of the loop (model call, durable
 // response with intent, tool run, durable result) on real SQLite. A fresh
 // session every 50 turns keeps the view from growing without bound.
 func BenchmarkTurn(b *testing.B) {
-	dir := b.TempDir()
-	db, err := sqlite.Open(filepath.Join(dir, "sessions.db"))
+	db, err := sqlite.Open(filepath.Join(b.TempDir(), "sessions.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()
 	st := &counting{Store: db}
-	rt, err := agent.New(agent.Options{Workspace: dir, Provider: &instant{}, Store: st, Tools: []tool.Tool{noop{}}})
+	benchTurns(b, st)
+	b.ReportMetric(float64(st.writes)/float64(b.N), "fsyncs/turn")
+}
+
+// BenchmarkTurnMem is BenchmarkTurn on the in-memory store: the loop's own
+// CPU per turn, with no disk under it (target: under 1 ms).
+func BenchmarkTurnMem(b *testing.B) {
+	st := &counting{Store: mem.New()}
+	benchTurns(b, st)
+	b.ReportMetric(float64(st.writes)/float64(b.N), "writes/turn")
+}
+
+// benchTurns runs b.N turns against st, 50 to a session, and reports the
+// CPU time per turn.
+func benchTurns(b *testing.B, st store.Store) {
+	rt, err := agent.New(agent.Options{Workspace: b.TempDir(), Provider: &instant{}, Store: st, Tools: []tool.Tool{noop{}}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	spec := agent.Spec{Model: "claude-sonnet-4-6", MaxTurns: 50, Tools: []string{"Noop"}}
 	b.ResetTimer()
-	turns := 0
-	for turns < b.N {
-		res := rt.Run(context.Background(), spec, "go", agent.RunOptions{})
+	cpu := cpuTime()
+	for turns := 0; turns < b.N; {
+		res := rt.Run(context.Background(), turnSpec(min(50, b.N-turns)), "go", agent.RunOptions{})
 		turns += res.Turns
 	}
-	b.ReportMetric(float64(st.appends)/float64(turns), "fsyncs/turn")
+	b.StopTimer()
+	reportCPU(b, cpu)
+}
+
+func turnSpec(maxTurns int) agent.Spec {
+	return agent.Spec{Model: "claude-sonnet-4-6", MaxTurns: maxTurns, Tools: []string{"Noop"}}
+}
+
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/turn")
+}
+
+// BenchmarkTurnMemLong is BenchmarkTurnMem in a session that already holds
+// many entries: each turn builds the model's view of the whole session, so
+// the loop's cost per turn grows with the session. Each Run resumes the
+// session for up to 50 turns, so the timed turns add to the history too
+// (3 entries a turn).
+func BenchmarkTurnMemLong(b *testing.B) {
+	for _, history := range []int{1_000, 10_000} {
+		b.Run(fmt.Sprintf("entries=%d", history), func(b *testing.B) {
+			ctx := context.Background()
+			st := mem.New()
+			rt, err := agent.New(agent.Options{Workspace: b.TempDir(), Provider: &instant{}, Store: st, Tools: []tool.Tool{noop{}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			id := rt.Run(ctx, turnSpec(history/3), "go", agent.RunOptions{}).SessionID
+			b.ResetTimer()
+			cpu := cpuTime()
+			for turns := 0; turns < b.N; {
+				res := rt.Run(ctx, turnSpec(min(50, b.N-turns)), "", agent.RunOptions{Resume: id})
+				if res.Turns == 0 {
+					b.Fatalf("no turn: %s", res.Error)
+				}
+				turns += res.Turns
+			}
+			b.StopTimer()
+			reportCPU(b, cpu)
+		})
+	}
 }
