@@ -86,7 +86,14 @@ func newRunID(now time.Time, rnd func() string) string {
 }
 
 // Run runs the workflow, or finishes the run a crash cut.
+// Only one live process may drive the runs of a run dir: a second one gets
+// an Outcome whose Err wraps ErrBusy and names the holder.
 func (w *Workflow) Run(ctx context.Context, rt *agent.Runtime, opts Options) Outcome {
 	r := newRunner(w, rt, opts)
+	unlock, err := Lock(r.opts.RunDir, r.opts.Now())
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	defer unlock()
 	return r.run(ctx)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flower-run/flower/agent"
+	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/workflow"
 )
@@ -61,12 +62,17 @@ next message boundary; a second Ctrl-C exits at once).`,
 }
 
 func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out io.Writer) error {
+	cfg, err := config.Load(g.workspace)
+	if err != nil {
+		return usageErr("%v", err)
+	}
 	b, err := chooseBackend(g.model)
 	if err != nil {
 		return err
 	}
 	defer b.release()
-	rt, err := agent.New(agent.Options{Workspace: g.workspace, RunDir: g.runDir, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim})
+	rt, err := agent.New(agent.Options{Workspace: g.workspace, RunDir: g.runDir, Provider: b.provider,
+		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

@@ -45,6 +45,9 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 		Args:          cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			phrase := strings.TrimSpace(strings.Join(args, " "))
+			if f.reset {
+				return reset(g, f.yes, cmd.InOrStdin(), cmd.OutOrStdout())
+			}
 			return wake(cmd.Context(), g, f, phrase, cmd.OutOrStdout(), cmd.InOrStdin())
 		},
 	}
@@ -61,6 +64,8 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	fl.BoolVar(&f.noRestore, "no-restore", false, "do not finish a run a crash cut; start a new one (its state stays on disk)")
 	fl.IntVar(&f.maxTurns, "max-turns", 100, "model responses per step")
 	fl.Float64Var(&f.budget, "budget", 0, "USD per step (0: no limit)")
-	root.AddCommand(newOnce(g), newShow(g), newStatus(g))
+	fl.BoolVar(&f.reset, "reset", false, "clear the in-flight run state (after confirmation) and move an incompatible store aside")
+	fl.BoolVarP(&f.yes, "yes", "y", false, "with --reset: do not ask for confirmation")
+	root.AddCommand(newOnce(g), newShow(g), newStatus(g), newPs(g), newDiscard(g))
 	return root
 }

@@ -85,3 +85,6 @@ func printMessages(w io.Writer, msgs []model.Message) {
 		}
 	}
 }
+
+// openStore opens an existing session store.
+func openStore(path string) (*sqlite.DB, error) { return sqlite.Open(path) }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flower-run/flower/agent"
+	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/store"
@@ -23,6 +25,8 @@ type wakeFlags struct {
 	maxAsks   int
 	rounds    int
 	noRestore bool
+	reset     bool
+	yes       bool
 	maxTurns  int
 	budget    float64
 }
@@ -49,6 +53,10 @@ func wake(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.W
 	if !st.Waking && phrase == "" && len(st.Steps) == 0 && !pendingRun(g.runDir) {
 		return usageErr(`nothing to continue in %s: start with flower "describe the task"`, tilde(ws))
 	}
+	cfg, err := config.Load(ws)
+	if err != nil {
+		return usageErr("%v", err)
+	}
 	b, err := chooseBackend(g.model)
 	if err != nil {
 		return err
@@ -58,7 +66,7 @@ func wake(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.W
 	ch := human.New(human.Options{Sink: r.Render, MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout),
 		Workbench: filepath.Join(ws, workflow.WorkbenchDir)})
 	rt, err := agent.New(agent.Options{Workspace: ws, RunDir: g.runDir, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
-		Tools: append(ch.Tools(), workflow.VerdictTool{})})
+		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -109,6 +117,8 @@ func wakeExit(ctx context.Context, o workflow.Outcome, cost float64, out io.Writ
 		return nil
 	case o.Interrupted || ctx.Err() != nil:
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("stopped: run flower again here to continue where it stopped")}
+	case errors.Is(o.Err, workflow.ErrBusy):
+		return &exitError{code: exitFailed, err: o.Err}
 	case o.Err != nil:
 		return &exitError{code: exitFailed, err: fmt.Errorf("%v (run flower again here to retry)", o.Err)}
 	}
