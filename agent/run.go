@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/store"
@@ -186,6 +187,7 @@ func (s *session) commit(ctx context.Context, resp *model.Response) error {
 // answerCalls runs the calls of a response, unless the response was cut at
 // max_tokens: then every call is answered as truncated, without running.
 func (s *session) answerCalls(ctx context.Context, resp *model.Response) error {
+	failpoint.Hit("after-intent") // the response and its intents are durable; no tool has run
 	if resp.StopReason != model.StopMaxTokens {
 		return s.runTools(ctx, resp.Message.ToolUses(), nil)
 	}

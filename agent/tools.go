@@ -8,6 +8,7 @@ import (
 
 	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
@@ -26,9 +27,11 @@ func (s *session) runTools(ctx context.Context, uses []*model.ToolUse, ambiguous
 		if err != nil {
 			return err
 		}
+		failpoint.Hit("after-effect") // the call ran; its result is not durable yet
 		if err := s.append(ctx, store.Entry{Kind: store.KindResult, Op: &op}); err != nil {
 			return err
 		}
+		failpoint.Hit("after-result")
 		kind := event.ToolResult
 		if op.Denied {
 			kind = event.Denied
