@@ -40,10 +40,13 @@ func (s *session) maybeHandoff(ctx context.Context) error {
 	}
 	at := s.handoffAt()
 	warn := at - int(float64(s.info.Window)*handoffWarn)
+	// The next request carries what was appended since the last response
+	// too: hand off before sending a request that would pass the threshold.
+	projected := s.res.Context + s.pending/4
 	switch {
-	case s.res.Context >= at:
+	case projected >= at:
 		return s.handoff(ctx)
-	case s.res.Context >= warn && !s.warned:
+	case projected >= warn && !s.warned:
 		s.warned = true
 		s.emitHandoff("approaching", "context is nearing the handoff threshold", nil)
 	}
@@ -143,7 +146,7 @@ func (s *session) succeed(ctx context.Context, rel, doc string) error {
 	}
 	s.id = s.rt.newID()
 	s.key = s.rt.key(s.id, s.opts.subPath)
-	s.entries, s.old, s.warned = nil, 0, false
+	s.entries, s.old, s.warned, s.pending = nil, 0, false, 0
 	s.res.Retired = append(s.res.Retired, old)
 	s.res.SessionID = s.id
 	if err := s.putMeta(ctx, old); err != nil {

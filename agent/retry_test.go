@@ -53,7 +53,7 @@ func TestTransientFaultsAreRetriedCleanly(t *testing.T) { // R4.3, R4.5, issue 5
 	}
 	for _, r := range f.srv.Requests() {
 		body := string(r.Body)
-		for _, bad := range []string{"verloaded", "529", "rate_limit", "stream ended"} {
+		for _, bad := range []string{"verloaded", "overloaded_error", "rate_limit", "stream ended", "api_error"} {
 			if strings.Contains(body, bad) {
 				t.Fatalf("request %d carries error text %q", r.N, bad)
 			}

@@ -23,6 +23,7 @@ type session struct {
 	allowed map[string]bool // nil: every tool allowed
 	top     bool            // a top-level run: it takes interrupts
 	warned  bool            // the handoff "approaching" event was sent
+	pending int             // bytes appended since the last model response, not yet in res.Context
 }
 
 // open loads the session to continue, forks it, or starts a new one.
@@ -100,7 +101,24 @@ func (s *session) append(ctx context.Context, entries ...store.Entry) error {
 		return fmt.Errorf("append to session %s: %w", s.id, err)
 	}
 	s.entries = append(s.entries, entries...)
+	s.countPending(entries)
 	return nil
+}
+
+// countPending tracks the size of what the next request adds to the last
+// response's context; a model response resets it, since its usage
+// measures everything before it.
+func (s *session) countPending(entries []store.Entry) {
+	for _, e := range entries {
+		switch {
+		case e.Kind == store.KindAssistant:
+			s.pending = 0
+		case e.Op != nil && e.Kind == store.KindResult:
+			s.pending += len(e.Op.Content)
+		case e.Message != nil:
+			s.pending += len(e.Message.TextOf())
+		}
+	}
 }
 
 // emit sends an event to the sink, marked when this is a subagent. A
