@@ -12,3 +12,4 @@ git -C "$root" archive 9eeae2d | tar -x -C "$tmp"
 cp "$root"/store/sqlite/session_bench_test.go "$root"/store/sqlite/cpu_unix_test.go "$tmp"/store/sqlite/
 cd "$tmp"
 go test -run XXX -bench 'Load10k|LoadAndView10k|Scan10k' -benchtime 10x -count "${COUNT:-5}" ./store/sqlite
+go test -run XXX -bench 'Append' -count "${COUNT:-5}" ./store/sqlite
