@@ -1,0 +1,353 @@
+'use strict';
+// The page of flower serve: the live event stream over a WebSocket (resumed
+// from the last seq after a reconnect), the questions waiting for the
+// person, the inbox, the oracle and the interrupt, all over the JSON API.
+// Every request carries the token from the page's own address.
+(() => {
+  const token = new URLSearchParams(location.search).get('token') || '';
+  const $ = (id) => document.getElementById(id);
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  async function api(path, body) {
+    const init = { headers: { Authorization: 'Bearer ' + token } };
+    if (body !== undefined) {
+      init.method = 'POST';
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    const r = await fetch(path, init);
+    let j = {};
+    try { j = await r.json(); } catch (_) { /* no body */ }
+    if (!r.ok) throw new Error(j.error || r.status + ' ' + r.statusText);
+    return j;
+  }
+
+  function feedback(id, text, bad) {
+    const f = $(id);
+    f.textContent = text;
+    f.classList.toggle('bad', !!bad);
+  }
+
+  // ---- the banner facts, from the events --------------------------------
+
+  const facts = { wake: null, step: null, context: 0, window: 0, cost: 0 };
+
+  function kilo(n) { return n < 1000 ? String(n) : (n / 1000).toFixed(1) + 'K'; }
+
+  function renderFacts() {
+    $('fact-wake').textContent = facts.wake ? String(facts.wake) : '—';
+    $('fact-step').textContent = facts.step || '—';
+    $('fact-cost').textContent = '$' + facts.cost.toFixed(facts.cost < 1 ? 4 : 2);
+    if (facts.context > 0) {
+      let t = kilo(facts.context);
+      const fill = $('fact-meter');
+      if (facts.window > 0) {
+        const pct = Math.min(100, (100 * facts.context) / facts.window);
+        t += ' of ' + kilo(facts.window) + ' · ' + Math.round(pct) + '%';
+        fill.style.width = pct + '%';
+        fill.classList.toggle('high', pct >= 60 && pct < 85);
+        fill.classList.toggle('full', pct >= 85);
+      }
+      $('fact-context').textContent = t;
+    }
+  }
+
+  function noteFacts(e) {
+    const p = e.payload || {};
+    if (e.kind === 'step' && p.banner) {
+      if (p.wake) facts.wake = p.wake;
+      if (p.workspace) $('workspace').textContent = p.workspace;
+    } else if (e.kind === 'step') {
+      facts.step = e.text.replace(/^[─\s]+/, '');
+    }
+    if (!p.subagent && typeof p.context === 'number' && p.context > 0) {
+      facts.context = p.context;
+      if (p.window) facts.window = p.window;
+    }
+    if (e.kind === 'usage' && typeof p.cost === 'number') facts.cost += p.cost;
+  }
+
+  // ---- the stream -------------------------------------------------------
+
+  const stream = $('events');
+  let last = 0; // the seq of the last event shown
+
+  function firstLines(s, n) {
+    const lines = s.replace(/\n+$/, '').split('\n');
+    return { head: lines.slice(0, n).join('\n'), more: Math.max(0, lines.length - n), all: lines.join('\n') };
+  }
+
+  // item turns one event into an element, or null for events shown only
+  // through the facts. Unknown kinds get a plain line: the set may grow.
+  function item(e) {
+    const p = e.payload || {};
+    switch (e.kind) {
+      case 'text': return el('div', 'ev text', e.text);
+      case 'thinking': return el('div', 'ev thinking', firstLines(e.text, 4).head);
+      case 'tool_call': {
+        const d = el('div', 'ev tool');
+        d.append(el('span', 'name', e.tool), document.createTextNode(e.text));
+        return d;
+      }
+      case 'tool_result': {
+        const t = firstLines(e.text || '(empty)', 2);
+        const d = el('div', 'ev result' + (p.is_error ? ' error' : ''));
+        if (t.more === 0) {
+          d.append(el('pre', '', t.head));
+        } else {
+          const det = el('details');
+          det.append(el('summary', '', t.head + '\n… ' + t.more + ' more lines'), el('pre', '', t.all));
+          d.append(det);
+        }
+        return d;
+      }
+      case 'step': {
+        const d = el('div', 'ev step' + (p.banner ? ' banner' : ''), e.text.replace(/^[─\s]+/, ''));
+        d.dataset.seq = e.seq;
+        return d;
+      }
+      case 'ask': return askItem(e, p);
+      case 'denied': return el('div', 'ev notice', 'Denied: ' + e.text);
+      case 'error': return el('div', 'ev error', e.text);
+      case 'retry': case 'handoff': case 'interrupt': case 'reset':
+        return el('div', 'ev notice', e.text || e.kind);
+      case 'result': {
+        const ok = p.ok !== false;
+        const cost = typeof p.cost === 'number' ? ' · $' + p.cost.toFixed(4) : '';
+        const turns = p.turns ? ' · ' + p.turns + ' turns' : '';
+        const head = (ok ? '✓ ' : '✗ ') + (p.step ? p.step + ' ' : 'agent ') + (ok ? 'finished' : 'stopped: ' + (p.error || 'failed'));
+        return el('div', 'ev done' + (ok ? '' : ' failed'), head + turns + cost);
+      }
+      case 'usage': case 'init': return null;
+      default: return el('div', 'ev meta', e.kind + (e.text ? ': ' + e.text : ''));
+    }
+  }
+
+  function askItem(e, p) {
+    if (p.kind === 'mail') return el('div', 'ev mail', '✉ you, to the inbox: ' + e.text);
+    if (p.state === 'asked') {
+      const d = el('div', 'ev question');
+      d.append(el('span', 'who', 'question ' + p.id), document.createTextNode(p.question || e.text));
+      return d;
+    }
+    let t = (p.id || '') + ' ' + (p.state || '');
+    if (p.answer) t += ': ' + p.answer;
+    else if (p.reason) t += ': ' + p.reason;
+    return el('div', 'ev settled', t);
+  }
+
+  function show(e) {
+    noteFacts(e);
+    const d = item(e);
+    if (!d) return;
+    const p = e.payload || {};
+    if (p.subagent) {
+      d.classList.add('sub');
+      d.prepend(el('span', 'who', 'subagent · ' + p.subagent));
+    }
+    stream.append(d);
+  }
+
+  function receive(b) {
+    const atBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
+    if (b.gap && b.events.length && b.events[0].seq <= last) {
+      // Numbered by a new server: start over with its events.
+      stream.textContent = '';
+      last = 0;
+    }
+    if (b.gap && b.events.length) {
+      stream.append(el('div', 'ev gap', 'Some earlier events are no longer kept; showing from here.'));
+    }
+    for (const e of b.events) {
+      if (e.seq <= last) continue;
+      last = e.seq;
+      show(e);
+      if (e.kind === 'ask' && (e.payload || {}).kind !== 'mail') refreshAsks();
+    }
+    $('events-empty').hidden = stream.childElementCount > 0;
+    renderFacts();
+    if (atBottom) window.scrollTo(0, document.body.scrollHeight);
+  }
+
+  // ---- the WebSocket, resumed from the last seq --------------------------
+
+  let delay = 500;
+
+  function setStatus(state, text) {
+    $('status').dataset.state = state;
+    $('status-text').textContent = text;
+  }
+
+  function connect() {
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const ws = new WebSocket(proto + '//' + location.host + '/ws?after=' + last, ['flower.v1', 'bearer.' + token]);
+    ws.onopen = () => {
+      delay = 500;
+      setStatus('live', 'live');
+      refreshAsks();
+    };
+    ws.onmessage = (m) => receive(JSON.parse(m.data));
+    ws.onclose = () => {
+      setStatus('reconnecting', 'disconnected · retrying');
+      setTimeout(connect, delay);
+      delay = Math.min(delay * 2, 10000);
+    };
+  }
+
+  // ---- questions waiting for the person ---------------------------------
+
+  const askCards = new Map(); // id -> element, kept so typed text survives a refresh
+  let askTimes = new Map(); // id -> the time the person has waited, at fetch
+  let fetchedAt = Date.now();
+
+  async function refreshAsks() {
+    let list;
+    try { list = await api('/asks'); } catch (_) { return; }
+    fetchedAt = Date.now();
+    askTimes = new Map(list.map((a) => [a.id, a.waited_s]));
+    const ids = new Set(list.map((a) => a.id));
+    for (const [id, card] of askCards) {
+      if (!ids.has(id)) { card.remove(); askCards.delete(id); }
+    }
+    for (const a of list) {
+      if (!askCards.has(a.id)) {
+        const card = askCard(a);
+        askCards.set(a.id, card);
+        $('asks').append(card);
+      }
+    }
+    renderAskChrome();
+    tickWaited();
+  }
+
+  function renderAskChrome() {
+    const n = askCards.size;
+    $('asks-empty').hidden = n > 0;
+    $('ask-count').hidden = n === 0;
+    $('ask-count').textContent = String(n);
+    document.querySelector('.card.asks').classList.toggle('idle', n === 0);
+    document.title = n > 0 ? '(' + n + ') flower — waiting for you' : 'flower';
+  }
+
+  function askCard(a) {
+    const card = el('div', 'ask');
+    card.dataset.askId = a.id;
+    card.append(el('p', 'q', a.question), el('div', 'waited'));
+    if (a.options.length) {
+      const opts = el('div', 'options');
+      a.options.forEach((o, i) => {
+        const b = el('button', 'option');
+        b.type = 'button';
+        b.dataset.option = o;
+        b.append(el('span', 'n', String(i + 1)), document.createTextNode(o));
+        b.addEventListener('click', () => settle(card, '/answer', { id: a.id, text: o }));
+        opts.append(b);
+      });
+      card.append(opts);
+    }
+    const text = el('textarea', 'free');
+    text.rows = 2;
+    text.placeholder = a.options.length ? 'Or answer in your own words…' : 'Your answer…';
+    const send = el('button', 'primary answer-send', 'Answer');
+    send.type = 'button';
+    send.addEventListener('click', () => {
+      if (text.value.trim() === '') { text.focus(); return; }
+      settle(card, '/answer', { id: a.id, text: text.value });
+    });
+    text.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter' && (ev.metaKey || ev.ctrlKey)) send.click();
+    });
+    const decline = el('button', 'link', 'Decline');
+    decline.type = 'button';
+    decline.title = 'The agent decides by itself and notes its assumption';
+    decline.addEventListener('click', () => settle(card, '/decline', { id: a.id, reason: text.value.trim() }));
+    const row = el('div', 'row');
+    row.append(send, decline, el('span', 'feedback'));
+    card.append(text, row);
+    return card;
+  }
+
+  async function settle(card, path, body) {
+    const buttons = card.querySelectorAll('button');
+    buttons.forEach((b) => { b.disabled = true; });
+    const fb = card.querySelector('.feedback');
+    try {
+      const r = await api(path, body);
+      fb.textContent = r.ok ? 'Sent.' : 'This question is no longer waiting (answered elsewhere or timed out).';
+      fb.classList.toggle('bad', !r.ok);
+    } catch (err) {
+      fb.textContent = err.message;
+      fb.classList.add('bad');
+      buttons.forEach((b) => { b.disabled = false; });
+      return;
+    }
+    refreshAsks(); // the ask left the pending list before the answer came back
+  }
+
+  function tickWaited() {
+    const extra = (Date.now() - fetchedAt) / 1000;
+    for (const [id, card] of askCards) {
+      const s = Math.round((askTimes.get(id) || 0) + extra);
+      const w = s < 60 ? s + ' s' : Math.floor(s / 60) + ' min';
+      card.querySelector('.waited').textContent = id + ' · waiting for ' + w;
+    }
+  }
+  setInterval(tickWaited, 1000);
+
+  // ---- inbox, oracle, interrupt -----------------------------------------
+
+  $('mail-send').addEventListener('click', async () => {
+    const text = $('mail').value;
+    if (text.trim() === '') { $('mail').focus(); return; }
+    try {
+      await api('/send', { text });
+      $('mail').value = '';
+      feedback('mail-feedback', 'Sent to the inbox.');
+    } catch (err) { feedback('mail-feedback', err.message, true); }
+  });
+
+  async function askOracle() {
+    const question = $('oracle-q').value.trim();
+    if (question === '') { $('oracle-q').focus(); return; }
+    $('oracle-ask').disabled = true;
+    feedback('oracle-feedback', 'Thinking… the run goes on.');
+    try {
+      const r = await api('/oracle', { question });
+      $('oracle-answer').textContent = r.answer;
+      $('oracle-answer').hidden = false;
+      feedback('oracle-feedback', '');
+    } catch (err) { feedback('oracle-feedback', err.message, true); }
+    $('oracle-ask').disabled = false;
+  }
+  $('oracle-ask').addEventListener('click', askOracle);
+  $('oracle-q').addEventListener('keydown', (ev) => { if (ev.key === 'Enter') askOracle(); });
+
+  // Interrupting takes two clicks: the first says what will be lost.
+  let armed = false;
+  function arm(on) {
+    armed = on;
+    $('interrupt').classList.toggle('armed', on);
+    $('interrupt').textContent = on ? 'Interrupt now — subagent work is lost' : 'Interrupt…';
+    $('interrupt-cancel').hidden = !on;
+  }
+  $('interrupt').addEventListener('click', async () => {
+    if (!armed) { arm(true); feedback('interrupt-feedback', ''); return; }
+    arm(false);
+    try {
+      await api('/interrupt', { text: $('interrupt-text').value });
+      $('interrupt-text').value = '';
+      feedback('interrupt-feedback', 'Stopping at the next message boundary.');
+    } catch (err) { feedback('interrupt-feedback', err.message, true); }
+  });
+  $('interrupt-cancel').addEventListener('click', () => arm(false));
+
+  renderFacts();
+  renderAskChrome();
+  connect();
+})();

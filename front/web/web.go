@@ -1,0 +1,410 @@
+// Package web is the HTTP and Web front end of a run (R6.7, R6.8): a JSON
+// API to read the event stream and steer the run, a WebSocket that pushes
+// the stream live, and one embedded page that uses both.
+//
+// The API, JSON in and out:
+//
+//	GET  /events?after=N     {"events": [{seq, kind, text, tool, payload}], "gap": bool}
+//	GET  /asks               [{id, question, options, waited_s}]
+//	POST /answer  {id, text}     {"ok": bool}   false: that ask is no longer waiting
+//	POST /decline {id, reason}   {"ok": bool}
+//	POST /send    {text}         {"ok": true}   mail to the agent's inbox
+//	POST /interrupt {text}       {"ok": true}   stop at the next message boundary
+//	POST /oracle  {question}     {"answer": string}
+//	GET  /ws?after=N         WebSocket: messages shaped like GET /events
+//	GET  /?token=T           the page
+//
+// Events are numbered from 1; the latest 2000 are kept. gap is true when
+// the client missed events that are no longer kept (its after is older than
+// the window, or from a server that has since restarted).
+//
+// Every request needs "Authorization: Bearer <token>". Browsers cannot set
+// that header on two requests, so those two take the token another way: the
+// page (GET /) in its query, as printed at start, and the WebSocket as a
+// subprotocol "bearer.<token>" next to "flower.v1" (a header, so the token
+// never lands in a URL or a log). No other route accepts a token in the
+// query. Errors are {"error": "one line"} with a 4xx or 5xx status: 401
+// without the right token, 400 for a malformed body or ask id, 413 for a
+// body over 64 KiB.
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/human"
+)
+
+// MaxBody is the largest request body accepted.
+const MaxBody = 64 << 10
+
+// Channel is what the API needs of the human channel.
+type Channel interface {
+	Pending() []human.Ask
+	Answer(id, text string) bool
+	Decline(id, reason string) bool
+	Send(text string)
+}
+
+var _ Channel = (*human.Channel)(nil)
+
+// Options configure a Server.
+type Options struct {
+	Token   string        // required; see Token
+	Events  *event.Broker // required: the run's events
+	Channel Channel       // required: the run's human channel
+	// Interrupt stops the run at the next message boundary and continues
+	// it with text (agent.Runtime.Interrupt). Nil: POST /interrupt is 501.
+	Interrupt func(text string)
+	// Oracle answers a side question (oracle.Oracle.Ask). Nil: POST
+	// /oracle is 501.
+	Oracle func(ctx context.Context, question string) (string, error)
+	// Now is the clock for waited_s; nil is time.Now.
+	Now func() time.Time
+}
+
+// Server serves the API, the WebSocket and the page.
+type Server struct {
+	opts Options
+	hash [sha256.Size]byte // of the token: compared in constant time
+	mux  *http.ServeMux
+	page []byte // the page, with its script and style inlined
+	csp  string // the page's Content-Security-Policy
+
+	conns sync.WaitGroup // WebSocket handlers: Serve waits for them
+}
+
+// New returns a server. It fails when an option it needs is missing or the
+// token is unusable.
+func New(opts Options) (*Server, error) {
+	if err := checkToken(opts.Token); err != nil {
+		return nil, err
+	}
+	if opts.Events == nil || opts.Channel == nil {
+		return nil, errors.New("web: Events and Channel are required")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Server{opts: opts, hash: sha256.Sum256([]byte(opts.Token)), mux: http.NewServeMux()}
+	s.page, s.csp = page()
+	s.mux.HandleFunc("GET /{$}", s.servePage)
+	s.mux.HandleFunc("GET /events", s.events)
+	s.mux.HandleFunc("GET /asks", s.asks)
+	s.mux.HandleFunc("POST /answer", s.answer)
+	s.mux.HandleFunc("POST /decline", s.decline)
+	s.mux.HandleFunc("POST /send", s.send)
+	s.mux.HandleFunc("POST /interrupt", s.interrupt)
+	s.mux.HandleFunc("POST /oracle", s.oracle)
+	s.mux.HandleFunc("GET /ws", s.websocket)
+	return s, nil
+}
+
+// ServeHTTP checks the token, then routes. The page checks its own.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if r.URL.Path != "/" && !s.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="flower"`)
+		fail(w, http.StatusUnauthorized, "missing or wrong token: send Authorization: Bearer <the token flower printed at start>")
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// authorized reports whether r carries the token in its Authorization
+// header or, for the WebSocket only, as a "bearer.<token>" subprotocol.
+func (s *Server) authorized(r *http.Request) bool {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, tok, _ := strings.Cut(strings.TrimSpace(h), " ")
+		return strings.EqualFold(scheme, "Bearer") && s.matches(strings.TrimSpace(tok))
+	}
+	if r.URL.Path == "/ws" {
+		for _, v := range r.Header.Values("Sec-WebSocket-Protocol") {
+			for _, p := range strings.Split(v, ",") {
+				if tok, ok := strings.CutPrefix(strings.TrimSpace(p), subprotocolPrefix); ok && s.matches(tok) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// matches compares tok with the token in constant time: both are hashed
+// first, so not even the length leaks.
+func (s *Server) matches(tok string) bool {
+	h := sha256.Sum256([]byte(tok))
+	return subtle.ConstantTimeCompare(h[:], s.hash[:]) == 1
+}
+
+// Token returns the token to use: FLOWER_TOKEN from getenv when set (it
+// must be at least 16 characters of A-Z a-z 0-9 . _ ~ -, so it can travel
+// in a URL and a WebSocket subprotocol unchanged), or 32 random bytes in
+// hex.
+func Token(getenv func(string) string) (string, error) {
+	if t := getenv("FLOWER_TOKEN"); t != "" {
+		if err := checkToken(t); err != nil {
+			return "", fmt.Errorf("FLOWER_TOKEN: %w", err)
+		}
+		return t, nil
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generate a token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+var tokenChars = regexp.MustCompile(`^[A-Za-z0-9._~-]{16,}$`)
+
+func checkToken(t string) error {
+	if !tokenChars.MatchString(t) {
+		return errors.New("the token must be at least 16 characters of A-Z a-z 0-9 . _ ~ -")
+	}
+	return nil
+}
+
+// wireEvent is an event as the API sends it: every field present, payload
+// an object, Raw never.
+type wireEvent struct {
+	Seq     int            `json:"seq"`
+	Kind    event.Kind     `json:"kind"`
+	Text    string         `json:"text"`
+	Tool    string         `json:"tool"`
+	Payload map[string]any `json:"payload"`
+}
+
+// batch is the answer of GET /events and each WebSocket message.
+type batch struct {
+	Events []wireEvent `json:"events"`
+	Gap    bool        `json:"gap"`
+}
+
+func newBatch(ns []event.Numbered, gap bool) batch {
+	b := batch{Events: make([]wireEvent, 0, len(ns)), Gap: gap}
+	for _, n := range ns {
+		p := n.Payload
+		if p == nil {
+			p = map[string]any{}
+		}
+		b.Events = append(b.Events, wireEvent{Seq: n.Seq, Kind: n.Kind, Text: n.Text, Tool: n.Tool, Payload: p})
+	}
+	return b
+}
+
+// encode marshals b. A payload that cannot be encoded (a consumer put
+// something odd in it) is replaced by a note, so one event never breaks
+// the stream.
+func (b batch) encode() []byte {
+	data, err := json.Marshal(b)
+	if err == nil {
+		return data
+	}
+	for i, e := range b.Events {
+		if _, err := json.Marshal(e.Payload); err != nil {
+			b.Events[i].Payload = map[string]any{"unencodable": err.Error()}
+		}
+	}
+	data, _ = json.Marshal(b)
+	return data
+}
+
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	after, err := afterParam(r)
+	if err != nil {
+		fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	ns, gap := s.opts.Events.Since(after)
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(newBatch(ns, gap).encode())
+}
+
+func afterParam(r *http.Request) (int, error) {
+	v := r.URL.Query().Get("after")
+	if v == "" {
+		return 0, nil
+	}
+	var n int
+	if _, err := fmt.Sscan(v, &n); err != nil || n < 0 || fmt.Sprint(n) != v {
+		return 0, fmt.Errorf("after=%q: want the seq of the last event you have (a number >= 0)", v)
+	}
+	return n, nil
+}
+
+type askJSON struct {
+	ID       string   `json:"id"`
+	Question string   `json:"question"`
+	Options  []string `json:"options"`
+	WaitedS  float64  `json:"waited_s"`
+}
+
+func (s *Server) asks(w http.ResponseWriter, r *http.Request) {
+	now := s.opts.Now()
+	out := []askJSON{}
+	for _, a := range s.opts.Channel.Pending() {
+		opts := a.Options
+		if opts == nil {
+			opts = []string{}
+		}
+		waited := math.Round(now.Sub(a.Asked).Seconds()*10) / 10
+		out = append(out, askJSON{ID: a.ID, Question: a.Question, Options: opts, WaitedS: max(waited, 0)})
+	}
+	reply(w, out)
+}
+
+// askID is the form of the ids the human channel gives: q1, q2...
+var askID = regexp.MustCompile(`^q[1-9][0-9]*$`)
+
+func checkAskID(id string) error {
+	if !askID.MatchString(id) {
+		return fmt.Errorf("unknown ask id %q: ids look like q1 (see GET /asks)", id)
+	}
+	return nil
+}
+
+func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		ID   string `json:"id"`
+		Text string `json:"text"`
+	}
+	if !decode(w, r, &in) {
+		return
+	}
+	if err := checkAskID(in.ID); err != nil {
+		fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	reply(w, map[string]bool{"ok": s.opts.Channel.Answer(in.ID, in.Text)})
+}
+
+func (s *Server) decline(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		ID     string `json:"id"`
+		Reason string `json:"reason"`
+	}
+	if !decode(w, r, &in) {
+		return
+	}
+	if err := checkAskID(in.ID); err != nil {
+		fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	reply(w, map[string]bool{"ok": s.opts.Channel.Decline(in.ID, in.Reason)})
+}
+
+func (s *Server) send(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Text string `json:"text"`
+	}
+	if !decode(w, r, &in) {
+		return
+	}
+	if strings.TrimSpace(in.Text) == "" {
+		fail(w, http.StatusBadRequest, "text is empty: write what the agent should read in its inbox")
+		return
+	}
+	s.opts.Channel.Send(in.Text)
+	reply(w, map[string]bool{"ok": true})
+}
+
+func (s *Server) interrupt(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Text string `json:"text"`
+	}
+	if !decode(w, r, &in) {
+		return
+	}
+	if s.opts.Interrupt == nil {
+		fail(w, http.StatusNotImplemented, "this server cannot interrupt the run")
+		return
+	}
+	s.opts.Interrupt(strings.TrimSpace(in.Text))
+	reply(w, map[string]bool{"ok": true})
+}
+
+func (s *Server) oracle(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Question string `json:"question"`
+	}
+	if !decode(w, r, &in) {
+		return
+	}
+	if strings.TrimSpace(in.Question) == "" {
+		fail(w, http.StatusBadRequest, "question is empty")
+		return
+	}
+	if s.opts.Oracle == nil {
+		fail(w, http.StatusNotImplemented, "this server has no oracle")
+		return
+	}
+	a, err := s.opts.Oracle(r.Context(), in.Question)
+	if err != nil {
+		fail(w, http.StatusBadGateway, oneLine(err.Error()))
+		return
+	}
+	reply(w, map[string]string{"answer": a})
+}
+
+// decode reads a JSON object of at most MaxBody bytes into v, strictly:
+// unknown fields and trailing data are errors. It answers the request
+// itself when it fails.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if r.ContentLength > MaxBody {
+		fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body is %d bytes; the limit is %d", r.ContentLength, MaxBody))
+		return false
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBody))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.Decode(&struct{}{}) != io.EOF {
+		err = errors.New("more than one JSON value")
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body over the limit of %d bytes", MaxBody))
+		return false
+	case errors.Is(err, io.EOF):
+		fail(w, http.StatusBadRequest, "bad JSON: the body is empty")
+		return false
+	case err != nil:
+		fail(w, http.StatusBadRequest, "bad JSON: "+oneLine(err.Error()))
+		return false
+	}
+	return true
+}
+
+func reply(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+func fail(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+func oneLine(s string) string {
+	r := []rune(strings.Join(strings.Fields(s), " "))
+	if len(r) > 300 {
+		return string(r[:299]) + "…"
+	}
+	return string(r)
+}
