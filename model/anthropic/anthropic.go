@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -187,19 +186,7 @@ func snippet(body string) string {
 
 // retryAfter reads the server's wait: retry-after-ms first, then
 // retry-after in seconds or as an HTTP date; 0 when absent or unreadable.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if ms, err := strconv.ParseFloat(h.Get("retry-after-ms"), 64); err == nil && ms > 0 {
-		return time.Duration(ms * float64(time.Millisecond))
-	}
-	v := h.Get("retry-after")
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
-}
+func retryAfter(h http.Header, now time.Time) time.Duration { return model.RetryAfter(h, now) }
 
 // params translates a request. Two cache breakpoints mark the prompt
 // prefix: the system prompt (with the tools before it) is shared by every

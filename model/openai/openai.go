@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -223,28 +222,7 @@ func fromStreamError(e *ssestream.StreamError) *model.APIError {
 
 // retryAfter reads retry-after-ms, then retry-after (seconds or an HTTP
 // date), the order the SDK itself prefers; 0 when absent or unreadable.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if d, ok := duration(h.Get("retry-after-ms"), time.Millisecond); ok {
-		return d
-	}
-	v := h.Get("retry-after")
-	if d, ok := duration(v, time.Second); ok {
-		return d
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
-}
-
-// duration parses a count of units, refusing values no Duration can hold.
-func duration(v string, unit time.Duration) (time.Duration, bool) {
-	n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || !(n > 0) || n >= float64(math.MaxInt64)/float64(unit) {
-		return 0, false
-	}
-	return time.Duration(n * float64(unit)), true
-}
+func retryAfter(h http.Header, now time.Time) time.Duration { return model.RetryAfter(h, now) }
 
 // params translates the neutral request into the SDK's.
 func (p *Provider) params(req *model.Request) (sdk.ChatCompletionNewParams, error) {
