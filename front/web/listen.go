@@ -19,18 +19,26 @@ var ErrNotLoopback = errors.New("not a loopback address")
 // reaches the server and holds the token steers the run, so by default only
 // this machine can (SPEC §8).
 func Listen(addr string, allowRemote bool) (net.Listener, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("address %q: want HOST:PORT, e.g. 127.0.0.1:8080", addr)
-	}
-	if !allowRemote && !Loopback(host) {
-		return nil, fmt.Errorf("address %s: %w; other machines could reach it (pass --allow-remote to serve it anyway)", addr, ErrNotLoopback)
+	if err := CheckAddr(addr, allowRemote); err != nil {
+		return nil, err
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen: %w", err)
 	}
 	return l, nil
+}
+
+// CheckAddr is Listen's check of addr, without listening.
+func CheckAddr(addr string, allowRemote bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("address %q: want HOST:PORT, e.g. 127.0.0.1:8080", addr)
+	}
+	if !allowRemote && !Loopback(host) {
+		return fmt.Errorf("address %s: %w; other machines could reach it (pass --allow-remote to serve it anyway)", addr, ErrNotLoopback)
+	}
+	return nil
 }
 
 // Loopback reports whether host names this machine only: "localhost" or a

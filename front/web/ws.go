@@ -55,7 +55,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case <-ctx.Done():
-			c.Close(websocket.StatusGoingAway, "server stopping")
+			p.farewell(r.Context())
 			return
 		case n, ok := <-sub.C:
 			if !ok {
@@ -136,6 +136,21 @@ func poll(c <-chan event.Numbered) (event.Numbered, bool) {
 	default:
 		return event.Numbered{}, false
 	}
+}
+
+// farewell sends the events the client has not seen yet, so a page
+// watching a run that ends shows its last events, and closes the
+// connection. It does nothing when the client went away (server still up).
+func (p *pump) farewell(server context.Context) {
+	if server.Err() == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wsWriteTimeout)
+	defer cancel()
+	if p.events.Last() > p.last {
+		p.catchUp(ctx)
+	}
+	p.c.Close(websocket.StatusGoingAway, "the server stopped")
 }
 
 func (p *pump) sendAll(ctx context.Context, ns []event.Numbered) error {
