@@ -12,7 +12,7 @@ import (
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/config"
-	"github.com/flower-run/flower/front/term"
+	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/workflow"
@@ -31,8 +31,15 @@ type wakeFlags struct {
 	budget    float64
 }
 
-// wake starts, or continues, the work in this directory (R3.1).
+// wake starts, or continues, the work in this directory (R3.1), on the
+// terminal.
 func wake(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, stdin io.Reader) error {
+	return wakeWith(ctx, g, f, phrase, out, terminal(out, stdin))
+}
+
+// wakeWith is wake on any front end: the terminal, or HTTP and the Web page
+// (flower serve).
+func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, fe frontEnd) error {
 	ws, err := filepath.Abs(g.workspace)
 	if err != nil {
 		return usageErr("--workspace: %v", err)
@@ -62,8 +69,10 @@ func wake(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.W
 		return err
 	}
 	defer b.release()
-	r := term.NewRenderer(out)
-	ch := human.New(human.Options{Sink: r.Render, MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout),
+	o := newOracle(ws, g.runDir, b)
+	defer o.Close()
+	sink := func(e event.Event) { fe.sink(e); o.Observe(e) }
+	ch := human.New(human.Options{Sink: sink, MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout),
 		Workbench: filepath.Join(ws, workflow.WorkbenchDir)})
 	rt, err := agent.New(agent.Options{Workspace: ws, RunDir: g.runDir, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
 		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg})
@@ -76,13 +85,18 @@ func wake(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.W
 			return &exitError{code: exitFailed, err: err}
 		}
 	}
-	fmt.Fprintln(out, banner(ws, st, rt.Store(), g.runDir))
+	line := banner(ws, st, rt.Store(), g.runDir)
+	fmt.Fprintln(out, line)
 	ctx, stop := interruptible(ctx, rt, os.Stderr)
 	defer stop()
-	go term.ReadInput(ctx, stdin, ch, term.Commands{})
+	detach, err := fe.attach(ctx, wakeRun{ch: ch, rt: rt, oracle: o, banner: line, wake: st.Woke + 1, ws: tilde(ws)})
+	if err != nil {
+		return err
+	}
+	defer detach()
 	w := workflow.Starter(workflow.StarterOptions{Workspace: ws, Task: task, Phrase: added, Model: b.model,
 		Rounds: f.rounds, MaxTurns: f.maxTurns, Budget: f.budget})
-	opts := workflow.Options{RunDir: g.runDir, Sink: r.Render, NoRestore: f.noRestore}
+	opts := workflow.Options{RunDir: g.runDir, Sink: sink, NoRestore: f.noRestore}
 	outc := w.Run(ctx, rt, opts)
 	if outc.Resumed && added != "" && !outc.Interrupted {
 		// The cut run is finished; now the phrase gets a run of its own (R3.1).

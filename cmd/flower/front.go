@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/flower-run/flower/agent"
+	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/front/term"
+	"github.com/flower-run/flower/human"
+	"github.com/flower-run/flower/oracle"
+)
+
+// frontEnd is where a wake shows its events and takes the person's input:
+// the terminal (flower [TASK]) or HTTP and the Web page (flower serve).
+// Everything else about a wake is the same.
+type frontEnd struct {
+	// sink receives every event of the run.
+	sink event.Sink
+	// attach starts taking the person's input once the run is set up,
+	// just before it starts; its error, an *exitError, ends the wake.
+	// detach stops that and waits for what it started; it runs when the
+	// run is over.
+	attach func(ctx context.Context, r wakeRun) (detach func(), err error)
+}
+
+// wakeRun is what a front end steers.
+type wakeRun struct {
+	ch     *human.Channel
+	rt     *agent.Runtime
+	oracle *oracle.Oracle
+	banner string // the wake's first line (R3.12)
+	wake   int    // this wake's number
+	ws     string // the workspace, as shown
+}
+
+// newOracle is the run's read-only side agent (R6.5), on the run's backend.
+func newOracle(ws, runDir string, b backend) *oracle.Oracle {
+	return oracle.New(oracle.Options{Workspace: ws, RunDir: runDir, Provider: b.provider, Model: b.model, Retry: b.retrier()})
+}
+
+// terminal is the default front end: the renderer prints the events, and
+// standard input answers questions, feeds the inbox, and asks the oracle
+// with a line starting with "?" (R6.6).
+func terminal(out io.Writer, stdin io.Reader) frontEnd {
+	r := term.NewRenderer(out)
+	return frontEnd{sink: r.Render, attach: func(ctx context.Context, run wakeRun) (func(), error) {
+		ctx, cancel := context.WithCancel(ctx)
+		var a asides
+		oracle := func(q string) { a.goAsk(ctx, run.oracle, q, r.Render) }
+		go term.ReadInput(ctx, stdin, run.ch, term.Commands{Oracle: oracle})
+		return func() { cancel(); a.wait() }, nil
+	}}
+}
+
+// asides runs oracle questions typed in the terminal, each in its own
+// goroutine so the input reader goes on answering questions meanwhile.
+type asides struct {
+	mu     sync.Mutex // guards closed and the Add of wg
+	closed bool
+	wg     sync.WaitGroup
+}
+
+func (a *asides) goAsk(ctx context.Context, o *oracle.Oracle, q string, show event.Sink) {
+	if q == "" {
+		show(event.Event{Kind: event.Text, Text: `  ? ask the oracle something, e.g. "? how far along are you?"`})
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return
+	}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		show(event.Event{Kind: event.Text, Text: "  ? " + q + "  (the oracle is looking; the run goes on)"})
+		answer, err := o.Ask(ctx, q)
+		if err != nil {
+			if ctx.Err() == nil {
+				show(event.Event{Kind: event.Error, Text: err.Error()})
+			}
+			return
+		}
+		show(event.Event{Kind: event.Text, Text: indentLines("  = ", answer), Payload: map[string]any{"oracle": q}})
+	}()
+}
+
+// wait lets no new question start and waits for those under way.
+func (a *asides) wait() {
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
+	a.wg.Wait()
+}
+
+func indentLines(prefix, s string) string {
+	pad := strings.Repeat(" ", len([]rune(prefix)))
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i := range lines {
+		if i == 0 {
+			lines[i] = prefix + lines[i]
+		} else {
+			lines[i] = pad + lines[i]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
