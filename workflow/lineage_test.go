@@ -113,3 +113,29 @@ func TestManifestKeepsOtherRunsRows(t *testing.T) { // R3.4
 		}
 	}
 }
+
+func TestManifestKeepsRowsOfTheRunItFinishes(t *testing.T) { // R3.1, R3.4
+	dir := t.TempDir()
+	res := agent.Result{SessionID: "s", OK: true}
+	if err := NewManifest(dir, "other").Record("work", res); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewManifest(dir, "cut").Record("clarify", res); err != nil {
+		t.Fatal(err)
+	}
+	// The process that ran clarify died; the next one finishes run "cut".
+	if err := NewManifest(dir, "cut").Record("goals", res); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadManifest(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.Run+"/"+r.Step)
+	}
+	if strings.Join(got, " ") != "other/work cut/clarify cut/goals" {
+		t.Fatalf("rows %v", got)
+	}
+}

@@ -35,9 +35,18 @@ type Manifest struct {
 	rows      []Row      // this run's rows, in order
 }
 
-// NewManifest is the manifest of runDir as written by run.
+// NewManifest is the manifest of runDir as written by run. It starts from
+// the rows run already has in the file: a process that finishes a run a
+// crash cut keeps the rows of the steps the dead process completed.
 func NewManifest(runDir, run string) *Manifest {
-	return &Manifest{path: filepath.Join(runDir, ManifestFile), run: run}
+	m := &Manifest{path: filepath.Join(runDir, ManifestFile), run: run}
+	rows, _ := ReadManifest(m.path)
+	for _, r := range rows {
+		if r.Run == run {
+			m.rows = append(m.rows, r)
+		}
+	}
+	return m
 }
 
 // Record sets the latest state of a step's row (by step name) and saves.
