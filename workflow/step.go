@@ -26,7 +26,7 @@ func (r *runner) step(ctx context.Context, i int, st Step) (*agent.Result, bool)
 	if r.state.Done[st.Name] {
 		return nil, true
 	}
-	if st.Frozen != nil && st.Frozen() {
+	if st.Frozen != nil && !r.cut(st.Name) && st.Frozen() {
 		r.emit(event.Event{Kind: event.Step, Text: r.header(i, st.Name, "frozen, skipped"),
 			Payload: map[string]any{"step": st.Name, "n": i + 1, "total": r.total(), "skipped": true}})
 		r.markDone(st.Name)
@@ -52,7 +52,7 @@ func (r *runner) markDone(name string) {
 
 // planStep picks the session and prompt of a step (R3.5, R3.10, R3.11).
 func (r *runner) planStep(st Step) plan {
-	if r.resumed && r.state.Step == st.Name && r.state.Session != "" {
+	if r.cut(st.Name) {
 		// A crash cut this step: go on exactly where it stopped.
 		return plan{session: r.state.Session, prompt: st.CrashPrompt, connected: true}
 	}
@@ -69,6 +69,13 @@ func (r *runner) planStep(st Step) plan {
 		return plan{session: id, prompt: prompt, connected: true}
 	}
 	return plan{prompt: st.Prompt}
+}
+
+// cut reports whether a crash cut this step once its session was known.
+// It is finished where it stopped, even when its output already makes it
+// look frozen: the step had not ended (R3.1, R5.3).
+func (r *runner) cut(step string) bool {
+	return r.resumed && r.state.Step == step && r.state.Session != ""
 }
 
 // sessionOf is a step's session in this run, else in the lineage.
