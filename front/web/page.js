@@ -102,7 +102,9 @@
           d.append(el('pre', '', t.head));
         } else {
           const det = el('details');
-          det.append(el('summary', '', t.head + '\n… ' + t.more + ' more lines'), el('pre', '', t.all));
+          const sum = el('summary', '', t.head + '\n');
+          sum.append(el('span', 'more', '… ' + t.more + ' more lines (click to show)'));
+          det.append(sum, el('pre', '', t.all));
           d.append(det);
         }
         return d;
@@ -115,8 +117,9 @@
       case 'ask': return askItem(e, p);
       case 'denied': return el('div', 'ev notice', 'Denied: ' + e.text);
       case 'error': return el('div', 'ev error', e.text);
-      case 'retry': case 'handoff': case 'interrupt': case 'reset':
+      case 'retry': case 'handoff': case 'interrupt':
         return el('div', 'ev notice', e.text || e.kind);
+      case 'reset': return el('div', 'ev meta', '— ' + (e.text || 'context boundary') + ' —');
       case 'result': {
         const ok = p.ok !== false;
         const cost = typeof p.cost === 'number' ? ' · $' + p.cost.toFixed(4) : '';
@@ -142,15 +145,18 @@
     return el('div', 'ev settled', t);
   }
 
+  let lastSub = ''; // the subagent of the last event shown, to label a run of them once
+
   function show(e) {
     noteFacts(e);
     const d = item(e);
     if (!d) return;
-    const p = e.payload || {};
-    if (p.subagent) {
+    const sub = (e.payload || {}).subagent || '';
+    if (sub) {
       d.classList.add('sub');
-      d.prepend(el('span', 'who', 'subagent · ' + p.subagent));
+      if (sub !== lastSub) d.prepend(el('span', 'who', 'subagent · ' + sub));
     }
+    lastSub = sub;
     stream.append(d);
   }
 
@@ -160,6 +166,7 @@
       // Numbered by a new server: start over with its events.
       stream.textContent = '';
       last = 0;
+      lastSub = '';
     }
     if (b.gap && b.events.length) {
       stream.append(el('div', 'ev gap', 'Some earlier events are no longer kept; showing from here.'));
