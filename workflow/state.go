@@ -31,7 +31,7 @@ type runState struct {
 	Session string          `json:"session"` // its session, once known
 	Round   int             `json:"round"`   // judge rounds started
 	Judge   string          `json:"judge"`   // the session of the judge round in flight
-	Prompt  string          `json:"prompt"`  // the phrase this run was started with
+	Prompt  string          `json:"prompt"`  // the prompt the step in flight was started with
 	path    string
 }
 

@@ -46,7 +46,7 @@ func (r *runner) step(ctx context.Context, i int, st Step) (*agent.Result, bool)
 }
 
 func (r *runner) markDone(name string) {
-	r.state.Done[name], r.state.Step, r.state.Session = true, "", ""
+	r.state.Done[name], r.state.Step, r.state.Session, r.state.Prompt = true, "", "", ""
 	r.saveState()
 }
 
@@ -55,6 +55,11 @@ func (r *runner) planStep(st Step) plan {
 	if r.cut(st.Name) {
 		// A crash cut this step: go on exactly where it stopped.
 		return plan{session: r.state.Session, prompt: st.CrashPrompt, connected: true}
+	}
+	if r.resumed && r.state.Step == st.Name && r.state.Prompt != "" {
+		// A crash cut this step before its new session was known: start it
+		// again with the prompt it had (a bare wake may not know the task).
+		return plan{prompt: r.state.Prompt}
 	}
 	if st.ResumeFrom != "" {
 		if id := r.sessionOf(st.ResumeFrom); id != "" {
@@ -96,7 +101,12 @@ func (r *runner) attempt(ctx context.Context, i int, st Step, row string, p plan
 		how = "connected"
 	}
 	if r.state.Step != st.Name {
-		r.state.Step, r.state.Session = st.Name, ""
+		r.state.Step, r.state.Session, r.state.Prompt = st.Name, "", ""
+		if p.session == "" {
+			// Until the first response names the new session, its prompt
+			// exists nowhere else: make it durable before the request.
+			r.state.Prompt = p.prompt
+		}
 		r.saveState()
 	}
 	r.emit(event.Event{Kind: event.Step, Text: r.header(i, row, how),

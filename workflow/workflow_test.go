@@ -235,3 +235,23 @@ func TestCutStepIsFinishedEvenIfFrozen(t *testing.T) { // R3.1, R3.10, R5.3
 			len(reqs), stepNamed(reqs[2].System), len(reqs[2].Messages))
 	}
 }
+
+func TestStepCutBeforeItsSessionKeepsItsPrompt(t *testing.T) { // R3.1
+	f := newFlowFixture(t, nil)
+	ctx, cancel := cutAt(f, "a", 1) // the first request: no response, no session id yet
+	defer cancel()
+	first := testStep("a")
+	first.Prompt = "Do a: the task only the first process knew."
+	if out := New(first, testStep("b")).Run(ctx, f.runtime(), Options{RunDir: f.runDir}); !out.Interrupted {
+		t.Fatalf("first run: %+v", out)
+	}
+	f.srv.OnRequest = nil
+	again := testStep("a")
+	again.Prompt = "" // a bare wake does not know the task
+	if out := New(again, testStep("b")).Run(context.Background(), f.runtime(), Options{RunDir: f.runDir}); !out.Passed || !out.Resumed {
+		t.Fatalf("the run after the cut: %+v", out)
+	}
+	if got := f.srv.Requests()[1].Messages[0].TextOf(); got != first.Prompt {
+		t.Fatalf("step a started again with %q, want the prompt it was cut with", got)
+	}
+}
