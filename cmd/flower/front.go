@@ -34,6 +34,9 @@ type wakeRun struct {
 	banner string // the wake's first line (R3.12)
 	wake   int    // this wake's number
 	ws     string // the workspace, as shown
+	// startOver stops the run at the next message boundary and archives the
+	// thread once it has stopped (/new at the prompt, R3.13).
+	startOver func()
 }
 
 // newOracle is the run's read-only side agent (R6.5), on the run's backend.
@@ -50,7 +53,7 @@ func terminal(out io.Writer, stdin io.Reader) frontEnd {
 		ctx, cancel := context.WithCancel(ctx)
 		var a asides
 		oracle := func(q string) { a.goAsk(ctx, run.oracle, q, r.Render) }
-		go term.ReadInput(ctx, stdin, run.ch, term.Commands{Oracle: oracle})
+		go term.ReadInput(ctx, stdin, run.ch, term.Commands{Oracle: oracle, New: run.startOver})
 		return func() { cancel(); a.wait() }, nil
 	}}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/flower-run/flower/agent"
@@ -89,7 +90,14 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	fmt.Fprintln(out, line)
 	ctx, stop := interruptible(ctx, rt, os.Stderr)
 	defer stop()
-	detach, err := fe.attach(ctx, wakeRun{ch: ch, rt: rt, oracle: o, banner: line, wake: st.Woke + 1, ws: tilde(ws)})
+	var startOver atomic.Bool
+	restart := func() {
+		startOver.Store(true)
+		fmt.Fprintln(out, "flower: /new: stopping at the next message boundary, then archiving this thread")
+		rt.Interrupt("")
+	}
+	detach, err := fe.attach(ctx, wakeRun{ch: ch, rt: rt, oracle: o, banner: line, wake: st.Woke + 1, ws: tilde(ws),
+		startOver: restart})
 	if err != nil {
 		return err
 	}
@@ -102,7 +110,20 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		// The cut run is finished; now the phrase gets a run of its own (R3.1).
 		outc = w.Run(ctx, rt, opts)
 	}
+	if startOver.Load() {
+		return archiveNow(ws, g.runDir, out)
+	}
 	return wakeExit(ctx, outc, rt.TotalCost(), out)
+}
+
+// archiveNow ends a wake whose person typed /new: the thread is archived
+// and the next flower "task" starts afresh.
+func archiveNow(ws, runDir string, out io.Writer) error {
+	if err := archive(ws, runDir, time.Now()); err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	fmt.Fprintf(out, "archived this thread under %s: start the next one with flower \"task\"\n", filepath.Join(tilde(ws), workflow.ArchiveDir))
+	return nil
 }
 
 func pendingRun(runDir string) bool {
