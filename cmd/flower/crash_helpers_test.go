@@ -1,0 +1,512 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/flower-run/flower/config"
+	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/model/modeltest"
+	"github.com/flower-run/flower/workflow"
+)
+
+// The crash suite (SPEC R5.1-R5.7, R3.1; DESIGN.md §5) plays a whole
+// starter flow against a fake Anthropic server, kills the real flower
+// process with SIGKILL somewhere in it, wakes it with a bare flower and
+// checks what reached the workspace and the model.
+//
+// Every name here starts with crash, so that the suite lives beside the
+// other end-to-end tests of this package without sharing their helpers.
+
+// crashTask is the task of every run of the suite.
+const crashTask = "keep a log of x"
+
+// The work step's side effects, one call each, in this order.
+const (
+	crashNotes    = "notes.txt" // written "one\n", then edited to "two\n"
+	crashLog      = "log"       // Bash appends a line "x"
+	crashEcho     = "echo x >> " + crashLog
+	crashSlowEcho = "sleep 4; " + crashEcho // killed while it sleeps
+)
+
+// crashCalls are the tool calls of one run, in the order they run: the
+// Nth hit of a failpoint is the Nth of them. Each response asks for one.
+var crashCalls = []string{"clarify Write brief", "goals Write goals", "work Write notes.txt",
+	"work Bash echo", "work Edit notes.txt", "judge Bash cat", "judge verdict"}
+
+// crashGuard bounds every wait of the suite: a hung child fails its test
+// with its output instead of stalling the package. No test waits for it to
+// pass.
+const crashGuard = 2 * time.Minute
+
+// crashStepOf names the starter step a system prompt belongs to (see
+// workflow/prompts.go).
+func crashStepOf(system string) string {
+	for _, s := range []struct{ marker, step string }{
+		{"the clarify step", "clarify"}, {"the goals step", "goals"},
+		{"the work step", "work"}, {"the judge of flower", "judge"},
+	} {
+		if strings.Contains(system, s.marker) {
+			return s.step
+		}
+	}
+	return ""
+}
+
+// crashFlow plays the starter flow. Each step decides its next move from
+// the request alone: how many tool results its session holds, whatever
+// prompts came after the first. So it plays the same across crashes and
+// resumes, like a model that reads its own transcript.
+//
+//	clarify: Write brief.md → end                                  2 requests
+//	goals:   Write goals.md → end                                  2
+//	work:    Write notes.txt → Bash echo → Edit notes.txt → end    4
+//	judge:   Bash cat → verdict(pass) → end                        3
+//
+// The judge always passes: the suite checks the workspace itself.
+type crashFlow struct {
+	bash string // the work step's Bash command
+}
+
+// crashPerRun is the number of model requests of one uninterrupted run.
+const crashPerRun = 11
+
+func (f crashFlow) respond(r *modeltest.Request) modeltest.Turn {
+	task, n := crashSeen(r.Messages)
+	switch crashStepOf(r.System) {
+	case "clarify":
+		if n == 0 {
+			return crashCall("Writing the brief.", "Write", map[string]any{"file_path": workflow.BriefPath, "content": crashBrief(task)})
+		}
+		return modeltest.Turn{Text: "The brief is written."}
+	case "goals":
+		if n == 0 {
+			return crashCall("Writing the goals.", "Write", map[string]any{"file_path": workflow.GoalsPath,
+				"content": "# Goals\n\n- [ ] notes.txt says two\n- [ ] log has one line x\n"})
+		}
+		return modeltest.Turn{Text: "goals.md has 2 checks."}
+	case "work":
+		switch n {
+		case 0:
+			return crashCall("Writing notes.", "Write", map[string]any{"file_path": crashNotes, "content": "one\n"})
+		case 1:
+			return crashCall("Logging.", "Bash", map[string]any{"command": f.bash})
+		case 2:
+			return crashCall("Editing notes.", "Edit", map[string]any{"file_path": crashNotes, "old_string": "one", "new_string": "two"})
+		}
+		return modeltest.Turn{Text: "Done."}
+	case "judge":
+		switch n {
+		case 0:
+			return crashCall("Looking.", "Bash", map[string]any{"command": "cat " + crashNotes + " " + crashLog})
+		case 1:
+			return crashCall("", workflow.VerdictName, map[string]any{"pass": true, "findings": "looked"})
+		}
+		return modeltest.Turn{Text: "Verdict given."}
+	}
+	return modeltest.Turn{Fault: &modeltest.Fault{Status: 400, Message: "crash test: a request from no starter step"}}
+}
+
+// crashSeen is the task quoted in the first prompt of a session and the
+// number of tool results in it.
+func crashSeen(msgs []model.Message) (task string, results int) {
+	first := true
+	for _, m := range msgs {
+		if m.Role != model.User {
+			continue
+		}
+		for _, b := range m.Content {
+			switch v := b.(type) {
+			case *model.Text:
+				if first {
+					task, first = v.Text, false
+				}
+			case *model.ToolResult:
+				results++
+			}
+		}
+	}
+	// "The task, in the person's words:\n\n<task>\n\nClarify it ..."
+	if parts := strings.Split(task, "\n\n"); len(parts) >= 3 {
+		task = strings.TrimSpace(parts[1])
+	}
+	return task, results
+}
+
+func crashCall(text, name string, input map[string]any) modeltest.Turn {
+	b, err := json.Marshal(input)
+	if err != nil {
+		panic(err)
+	}
+	return modeltest.Turn{Text: text, ToolCalls: []modeltest.ToolCall{{Name: name, Input: string(b)}}}
+}
+
+func crashBrief(task string) string {
+	if task == "" {
+		task = "(no task was given)" // still a complete brief: the Task check tells it apart
+	}
+	return "## Goal\n\n" + task + "\n\n## Done when\n\n- notes.txt says two\n\n" +
+		"## Constraints\n\nNone stated.\n\n## Unknowns and assumptions\n\n- None.\n"
+}
+
+// crashFiles is what a run leaves in the workspace.
+type crashFiles struct {
+	Brief bool   // a complete brief.md
+	Task  bool   // whose Goal holds the task
+	Goals bool   // goals.md with checks
+	Notes string // notes.txt; "" when missing
+	Log   int    // lines "x" in log
+}
+
+// crashDone is the workspace of a run in which every effect happened once.
+var crashDone = crashFiles{Brief: true, Task: true, Goals: true, Notes: "two\n", Log: 1}
+
+func readCrashFiles(t *testing.T, dir string) crashFiles {
+	t.Helper()
+	read := func(rel string) string {
+		data, err := os.ReadFile(filepath.Join(dir, rel))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	b := workflow.ParseBrief(read(workflow.BriefPath))
+	f := crashFiles{Brief: b.Complete(), Task: strings.Contains(b.Sections["Goal"], crashTask),
+		Goals: workflow.CountChecks(read(workflow.GoalsPath)) > 0, Notes: read(crashNotes)}
+	for _, line := range strings.Split(read(crashLog), "\n") {
+		switch line {
+		case "x":
+			f.Log++
+		case "":
+		default:
+			t.Errorf("log holds %q", line)
+		}
+	}
+	return f
+}
+
+// crashRun is one workspace with its own fake model.
+type crashRun struct {
+	t    *testing.T
+	dir  string
+	srv  *modeltest.Server
+	env  []string
+	flow crashFlow
+
+	mu     sync.Mutex                 // guards before
+	before func(r *modeltest.Request) // called with each request before it is answered
+}
+
+// newCrashRun prepares a workspace, with flower.yaml setting policy as the
+// default resume policy unless it is retry (the default without a file).
+func newCrashRun(t *testing.T, f crashFlow, policy config.Policy) *crashRun {
+	t.Helper()
+	c := &crashRun{t: t, dir: t.TempDir(), flow: f}
+	// The hook is the responder's, not the server's OnRequest: a field set
+	// after the server started would race with its handlers.
+	c.srv = modeltest.NewAnthropic(c.respond)
+	t.Cleanup(c.srv.Close)
+	c.env = []string{"ANTHROPIC_BASE_URL=" + c.srv.URL, "ANTHROPIC_API_KEY=test"}
+	if policy != config.Retry {
+		yaml := "resume:\n  default: " + string(policy) + "\n"
+		if err := os.WriteFile(filepath.Join(c.dir, config.FileName), []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+// respond runs the hook, then plays the flow.
+func (c *crashRun) respond(r *modeltest.Request) modeltest.Turn {
+	c.mu.Lock()
+	before := c.before
+	c.mu.Unlock()
+	if before != nil {
+		before(r)
+	}
+	return c.flow.respond(r)
+}
+
+func (c *crashRun) runDir() string { return filepath.Join(c.dir, "runs") }
+
+// crashChild is a flower process of the suite.
+type crashChild struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer // read only once done is closed
+	done           chan struct{}
+	err            error // Wait's error, once done
+}
+
+// start runs flower in the workspace without waiting; extra is added to
+// the environment.
+func (c *crashRun) start(args []string, extra ...string) *crashChild {
+	c.t.Helper()
+	p := &crashChild{done: make(chan struct{})}
+	p.cmd = exec.Command(flowerBin, args...)
+	p.cmd.Dir = c.dir
+	p.cmd.Env = append(append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + c.dir}, c.env...), extra...)
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	c.t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p
+}
+
+// wait waits for the process to end and returns how it ended; a data race
+// in the child fails the test.
+func (p *crashChild) wait(t *testing.T) (r ran, sig syscall.Signal) {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(crashGuard):
+		p.cmd.Process.Kill()
+		<-p.done
+		t.Fatalf("flower %v did not end within %v\nstdout:\n%s\nstderr:\n%s", p.cmd.Args[1:], crashGuard, &p.stdout, &p.stderr)
+	}
+	r = ran{stdout: p.stdout.String(), stderr: p.stderr.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(p.err, &ee):
+		r.code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			sig = ws.Signal()
+		}
+	case p.err != nil:
+		t.Fatal(p.err)
+	}
+	if strings.Contains(r.stderr, "WARNING: DATA RACE") {
+		t.Fatalf("flower %v: data race\n%s", p.cmd.Args[1:], r.stderr)
+	}
+	return r, sig
+}
+
+// crashed starts flower "task" and waits for it to die by SIGKILL.
+func (c *crashRun) crashed(arm func(p *crashChild), extra ...string) {
+	c.t.Helper()
+	p := c.start([]string{crashTask}, extra...)
+	if arm != nil {
+		arm(p)
+	}
+	r, sig := p.wait(c.t)
+	if sig != syscall.SIGKILL {
+		c.t.Fatalf("flower was not killed (exit %d)\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// wake runs a bare flower, which must finish the cut run and exit 0.
+func (c *crashRun) wake() ran {
+	c.t.Helper()
+	r, _ := c.start(nil).wait(c.t)
+	if r.code != 0 {
+		c.t.Fatalf("the wake after the crash: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
+		c.t.Fatalf("the wake crashed:\n%s", r.stderr)
+	}
+	return r
+}
+
+// killAtRequest SIGKILLs the flower of arm when the fake receives its nth
+// request, before answering it.
+func (c *crashRun) killAtRequest(n int) func(p *crashChild) {
+	var (
+		once  sync.Once
+		ready = make(chan *os.Process, 1)
+	)
+	c.mu.Lock()
+	c.before = func(r *modeltest.Request) {
+		if r.N == n {
+			once.Do(func() { (<-ready).Kill() })
+		}
+	}
+	c.mu.Unlock()
+	return func(p *crashChild) { ready <- p.cmd.Process }
+}
+
+// crashState is what state.json says of the run.
+type crashState struct {
+	Run    string          `json:"run"`
+	Status string          `json:"status"`
+	Done   map[string]bool `json:"done"`
+	Step   string          `json:"step"`
+}
+
+func (c *crashRun) state() crashState {
+	c.t.Helper()
+	var s crashState
+	data, err := os.ReadFile(filepath.Join(c.runDir(), workflow.StateFile))
+	if err == nil {
+		err = json.Unmarshal(data, &s)
+	}
+	if err != nil {
+		c.t.Fatalf("state.json: %v", err)
+	}
+	return s
+}
+
+// crashKey identifies what a request asked: two requests with one key
+// asked the model the same thing.
+func crashKey(r *modeltest.Request) string {
+	b, err := json.Marshal(r.Messages)
+	if err != nil {
+		panic(err)
+	}
+	return r.System + "\x00" + string(b)
+}
+
+// checkRequests checks the model requests of crash and wake against an
+// uninterrupted run's: at most cut more (the request the kill left
+// unanswered), none asked twice but that one, and none from a step that
+// was done before the wake (R3.1, R5.3). wakeFrom is the number of
+// requests before the wake; done the steps state.json had done then.
+func (c *crashRun) checkRequests(cut, wakeFrom int, done map[string]bool) {
+	c.t.Helper()
+	reqs := c.srv.Requests()
+	if len(reqs) > crashPerRun+cut {
+		c.t.Errorf("%d model requests over crash and wake, want at most %d (an uninterrupted run's %d + %d cut)",
+			len(reqs), crashPerRun+cut, crashPerRun, cut)
+	}
+	seen, again := map[string]int{}, 0
+	for _, r := range reqs {
+		if seen[crashKey(r)]++; seen[crashKey(r)] > 1 {
+			again++
+		}
+	}
+	if again > cut {
+		c.t.Errorf("%d requests asked the model again what it had already been asked (at most %d may be: the cut one)", again, cut)
+	}
+	for _, r := range reqs[wakeFrom:] {
+		if step := crashStepOf(r.System); done[step] {
+			c.t.Errorf("the wake sent request %d of step %s, done before the crash: a completed step was re-run", r.N, step)
+		}
+	}
+}
+
+// checkFinished checks that the cut run, not a new one, finished, and
+// that the wake ran nothing more: every manifest row is of that run (R3.1).
+// With run "" any run will do.
+func (c *crashRun) checkFinished(run string) {
+	c.t.Helper()
+	s := c.state()
+	if s.Status != workflow.StatusDone || (run != "" && s.Run != run) {
+		c.t.Errorf("after the wake state.json has run %s %s, want run %s done", s.Run, s.Status, run)
+	}
+	rows, err := workflow.ReadManifest(filepath.Join(c.runDir(), workflow.ManifestFile))
+	if err != nil || len(rows) == 0 {
+		c.t.Errorf("manifest after the wake: %d rows, %v", len(rows), err)
+	}
+	for _, r := range rows {
+		if run != "" && r.Run != run {
+			c.t.Errorf("manifest row %s of run %s: the wake ran more than the cut run %s", r.Step, r.Run, run)
+		}
+	}
+}
+
+// A process as /proc shows it.
+type crashProc struct {
+	pid, ppid int
+	comm      string
+	state     byte
+	start     string // start time, in clock ticks after boot: tells a reused pid apart
+}
+
+// crashProcs lists the processes of the machine.
+func crashProcs() map[int]crashProc {
+	out := map[int]crashProc{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if p, ok := crashReadProc(pid); ok {
+			out[pid] = p
+		}
+	}
+	return out
+}
+
+// crashReadProc reads /proc/pid/stat: "pid (comm) state ppid ... starttime ...".
+func crashReadProc(pid int) (crashProc, bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return crashProc{}, false
+	}
+	s := string(data)
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || end < open {
+		return crashProc{}, false
+	}
+	f := strings.Fields(s[end+1:]) // state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime priority nice threads itrealvalue starttime
+	if len(f) < 20 {
+		return crashProc{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return crashProc{pid: pid, ppid: ppid, comm: s[open+1 : end], state: f[0][0], start: f[19]}, true
+}
+
+// alive reports whether the process still runs (a zombie has ended).
+func (p crashProc) alive() bool {
+	now, ok := crashReadProc(p.pid)
+	return ok && now.start == p.start && now.state != 'Z' && now.state != 'X'
+}
+
+// crashDescendants are the processes below root.
+func crashDescendants(root int) []crashProc {
+	procs := crashProcs()
+	var out []crashProc
+	for _, p := range procs {
+		for q, ok := p, true; ok && q.ppid > 1; q, ok = procs[q.ppid] {
+			if q.ppid == root {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// crashPoll calls cond until it reports true, every few milliseconds, and
+// fails the test past the guard or when stop is closed first. It waits on
+// a condition the test cannot be told about (a process appearing or
+// dying); it never waits for time to pass.
+func crashPoll(t *testing.T, what string, stop <-chan struct{}, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(crashGuard)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-stop:
+			if cond() {
+				return
+			}
+			t.Fatalf("flower ended before %s", what)
+		case <-deadline:
+			t.Fatalf("no %s within %v", what, crashGuard)
+		}
+	}
+}
