@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -64,6 +65,9 @@ func (r *runner) prepare() {
 		r.state = newState(r.opts.RunDir, newRunID(r.opts.Now(), randHex), "")
 	}
 	r.manifest = NewManifest(r.opts.RunDir, r.state.Run)
+	if _, err := ReadManifest(filepath.Join(r.opts.RunDir, ManifestFile)); err != nil {
+		r.warn(fmt.Sprintf("ignored %v: starting a new manifest", err))
+	}
 	r.lineage.Woke++
 	r.saveLineage()
 	r.saveState()
