@@ -88,6 +88,9 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	}
 	line := banner(ws, st, rt.Store(), g.runDir)
 	fmt.Fprintln(out, line)
+	if !st.Waking && strings.TrimSpace(st.Brief) != "" {
+		fmt.Fprintf(out, "note: ignored %s: it lacks its four sections (%s)\n", workflow.BriefPath, strings.Join(workflow.BriefSections, ", "))
+	}
 	ctx, stop := interruptible(ctx, rt, os.Stderr)
 	defer stop()
 	var startOver atomic.Bool
