@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"syscall"
 )
 
@@ -36,9 +35,7 @@ func usageErr(format string, args ...any) error {
 func main() {
 	code := run(context.Background(), os.Args[1:])
 	if s, ok := killedBy.Load().(syscall.Signal); ok {
-		// Everything is closed; now die of the signal, as the shell expects.
-		signal.Reset(s)
-		syscall.Kill(os.Getpid(), s)
+		dieOf(s) // everything is closed; now die of the signal
 	}
 	os.Exit(code)
 }
