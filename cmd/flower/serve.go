@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 
@@ -24,9 +24,9 @@ type serveFlags struct {
 
 // newServe is flower serve: the same wake as flower [TASK], with the HTTP
 // API and the Web page as its front end instead of the terminal (R6.7,
-// R6.8). wakeFlags is root's flag set for f, shared so both commands take
+// R6.8). runFlags is root's flag set for f, shared so both commands take
 // the same run flags.
-func newServe(g *globals, f *wakeFlags, wakeFlags *pflag.FlagSet) *cobra.Command {
+func newServe(g *globals, f *wakeFlags, runFlags *pflag.FlagSet) *cobra.Command {
 	sf := &serveFlags{}
 	cmd := &cobra.Command{
 		Use:   "serve [TASK]",
@@ -47,22 +47,29 @@ token; otherwise a new one is made each time. The server listens on
 loopback only, unless --allow-remote. Ctrl-C works as in the terminal.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := web.CheckAddr(sf.addr, sf.allowRemote); err != nil {
-				return usageErr("--addr: %v", err)
-			}
 			token, err := web.Token(os.Getenv)
 			if err != nil {
 				return usageErr("%v", err)
 			}
+			// Listen before anything is touched: a refused or busy address
+			// must not leave a phrase added to the brief, say.
+			if err := web.CheckAddr(sf.addr, sf.allowRemote); err != nil {
+				return usageErr("--addr: %v", err)
+			}
+			l, err := web.Listen(sf.addr, sf.allowRemote)
+			if err != nil {
+				return &exitError{code: exitFailed, err: fmt.Errorf("--addr %s: %w", sf.addr, err)}
+			}
+			defer l.Close() // when the wake ends before serving; Serve closes it otherwise
 			phrase := strings.TrimSpace(strings.Join(args, " "))
 			out := cmd.OutOrStdout()
-			return wakeWith(cmd.Context(), g, f, phrase, out, served(out, sf, token))
+			return wakeWith(cmd.Context(), g, f, phrase, out, served(out, l, token))
 		},
 	}
 	fl := cmd.Flags()
-	wakeFlags.VisitAll(func(fl2 *pflag.Flag) {
-		if fl2.Name != "reset" && fl2.Name != "yes" { // flower --reset is the terminal's business
-			fl.AddFlag(fl2)
+	runFlags.VisitAll(func(flag *pflag.Flag) {
+		if flag.Name != "reset" && flag.Name != "yes" { // flower --reset is the terminal's business
+			fl.AddFlag(flag)
 		}
 	})
 	fl.StringVar(&sf.addr, "addr", "127.0.0.1:0", "HOST:PORT to serve on (port 0: any free port)")
@@ -70,21 +77,15 @@ loopback only, unless --allow-remote. Ctrl-C works as in the terminal.`,
 	return cmd
 }
 
-// served is the HTTP and Web front end: the events go to a broker that the
-// API and the WebSockets read; the server runs while the run does.
-func served(out io.Writer, sf *serveFlags, token string) frontEnd {
+// served is the HTTP and Web front end on l: the events go to a broker
+// that the API and the WebSockets read; the server runs while the run does.
+func served(out io.Writer, l net.Listener, token string) frontEnd {
 	events := event.NewBroker(0)
 	return frontEnd{sink: events.Publish, attach: func(ctx context.Context, run wakeRun) (func(), error) {
 		srv, err := web.New(web.Options{Token: token, Events: events, Channel: run.ch,
 			Interrupt: run.rt.Interrupt, Oracle: run.oracle.Ask})
 		if err != nil {
 			return nil, &exitError{code: exitFailed, err: err}
-		}
-		l, err := web.Listen(sf.addr, sf.allowRemote)
-		if errors.Is(err, web.ErrNotLoopback) {
-			return nil, usageErr("--addr: %v", err)
-		} else if err != nil {
-			return nil, &exitError{code: exitFailed, err: fmt.Errorf("--addr %s: %w", sf.addr, err)}
 		}
 		events.Publish(event.Event{Kind: event.Step, Text: run.banner,
 			Payload: map[string]any{"banner": true, "wake": run.wake, "workspace": run.ws}})

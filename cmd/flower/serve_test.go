@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -353,6 +354,22 @@ func TestServeRefusesBadAddressesAndTokens(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
 			t.Errorf("%v: a refused serve touched the run dir", tc.args)
 		}
+	}
+}
+
+func TestServeRefusesABusyPortBeforeTouchingAnything(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dir := t.TempDir()
+	r := flower(t, dir, nil, "serve", "--model", "demo", "--addr", busy.Addr().String(), "x")
+	if r.code != exitFailed || !strings.Contains(r.stderr, "--addr") {
+		t.Errorf("busy port: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
+		t.Error("a serve that could not listen touched the run dir")
 	}
 }
 
