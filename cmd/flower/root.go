@@ -30,12 +30,16 @@ work continues: same conversations, no model call paid twice.
   flower "also support code highlighting"    continue, and the judge checks this too
   flower --new "another thing"               archive this thread, start another
   flower status                              what a wake would continue
+  flower serve "a task"                      the same, steered from a Web page
   flower once "create hello.txt"             one agent, no workflow
   flower --model demo "anything"             offline, no API key
 
 While it runs, type a line to answer a question (a number picks an option)
-or to send a note to the agent's inbox. Ctrl-C stops at the next message
-boundary; a second Ctrl-C exits at once. Either way, flower continues it.
+or to send a note to the agent's inbox; a line starting with ? asks a
+read-only side agent about the work ("? how far along are you?") without
+disturbing it. Ctrl-C stops at the next message boundary; a second Ctrl-C
+exits at once. Either way, flower continues it. flower serve does the same
+from a Web page.
 
 Providers: ANTHROPIC_API_KEY (default, ANTHROPIC_BASE_URL honoured), or
 OPENAI_API_KEY / OPENAI_BASE_URL with an OpenAI model name or "openai/NAME"
