@@ -48,9 +48,14 @@ func benchStore(b *testing.B) *sqlite.DB {
 	return open(b, filepath.Join(b.TempDir(), "sessions.db"))
 }
 
-func entrySize(b *testing.B) {
-	body, _ := json.Marshal(assistant("-home-me-proj/s", 1))
-	b.ReportMetric(float64(len(body)), "B/entry")
+// entrySize reports the mean size of the stored entry bodies, in bytes.
+func entrySize(b *testing.B, db *sqlite.DB) {
+	var size float64
+	err := sqlite.RawDB(db).QueryRow(`SELECT avg(length(CAST(body AS BLOB))) FROM entries`).Scan(&size)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(size, "B/entry")
 }
 
 // BenchmarkAppend is the hot path: one model response per transaction,
@@ -59,14 +64,16 @@ func BenchmarkAppend(b *testing.B) {
 	db := benchStore(b)
 	ctx := context.Background()
 	n := 0
+	cpu := cpuTime()
 	for b.Loop() {
 		n++
 		if err := db.Append(ctx, assistant("-home-me-proj/s", n)); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu)
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "entries/s")
-	entrySize(b)
+	entrySize(b, db)
 }
 
 // BenchmarkAppendBatch writes a response with the intents of its two tool
@@ -75,6 +82,7 @@ func BenchmarkAppendBatch(b *testing.B) {
 	db := benchStore(b)
 	ctx := context.Background()
 	n := 0
+	cpu := cpuTime()
 	for b.Loop() {
 		n += 3
 		err := db.Append(ctx, assistant("-home-me-proj/s", n-2), opStarted("-home-me-proj/s", n-1), opStarted("-home-me-proj/s", n))
@@ -82,6 +90,7 @@ func BenchmarkAppendBatch(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu)
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "entries/s")
 }
 
