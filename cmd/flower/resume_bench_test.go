@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/model/modeltest"
+	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/sqlite"
+	"github.com/flower-run/flower/workflow"
+)
+
+// How long a wake takes to ask the model anything: from exec of flower to
+// the fake's receipt of its first model request (issue 4, "Measured";
+// figures in BENCHMARKS.md). The binary is built without -race, as users
+// run it. Each iteration kills flower at that request, before it is
+// answered, so the next starts from the same state.
+//
+//	go test -run '^$' -bench 'ToFirstRequest' -benchtime 20x ./cmd/flower/
+
+// resumeEntries is the size of the work session a resumed run continues.
+const resumeEntries = 10_000
+
+var (
+	plainOnce sync.Once
+	plainBin  string
+	plainErr  error
+)
+
+// plainFlower builds flower without -race, next to the test binary.
+func plainFlower(b *testing.B) string {
+	b.Helper()
+	plainOnce.Do(func() {
+		plainBin = filepath.Join(filepath.Dir(flowerBin), "flower-plain")
+		out, err := exec.Command("go", "build", "-o", plainBin, ".").CombinedOutput()
+		if err != nil {
+			plainErr = fmt.Errorf("build flower: %v\n%s", err, out)
+		}
+	})
+	if plainErr != nil {
+		b.Fatal(plainErr)
+	}
+	return plainBin
+}
+
+// firstRequest is a fake model that holds its first request unanswered
+// and tells when it arrived.
+type firstRequest struct {
+	srv     *modeltest.Server
+	arrived chan struct{}
+	release chan struct{}
+	cpu     time.Duration // CPU time of the flower processes so far
+}
+
+func newFirstRequest(b *testing.B) *firstRequest {
+	f := &firstRequest{arrived: make(chan struct{}), release: make(chan struct{})}
+	f.srv = modeltest.NewAnthropic(func(r *modeltest.Request) modeltest.Turn {
+		f.arrived <- struct{}{}
+		<-f.release // flower is dead by now
+		return modeltest.Turn{Text: "ok"}
+	})
+	b.Cleanup(f.srv.Close)
+	return f
+}
+
+// time runs flower in dir and returns when its first model request came;
+// the benchmark timer runs from just before exec to then.
+func (f *firstRequest) time(b *testing.B, bin, dir string, args ...string) {
+	b.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "ANTHROPIC_BASE_URL=" + f.srv.URL, "ANTHROPIC_API_KEY=test"}
+	done := make(chan error, 1)
+	b.StartTimer()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-f.arrived:
+		b.StopTimer()
+	case err := <-done:
+		b.StopTimer()
+		b.Fatalf("flower ended (%v) before asking the model anything", err)
+	case <-time.After(crashGuard):
+		b.StopTimer()
+		cmd.Process.Kill()
+		b.Fatalf("no model request within %v", crashGuard)
+	}
+	cmd.Process.Kill()
+	<-done
+	// Killed while it waited for the answer: its CPU time is what it took
+	// to get there, whatever else the machine was doing.
+	f.cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	f.release <- struct{}{}
+}
+
+// report adds the flower's CPU time per run to the benchmark's figures.
+func (f *firstRequest) report(b *testing.B) {
+	b.ReportMetric(float64(f.cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+}
+
+// BenchmarkFreshToFirstRequest starts flower "task" in an empty directory:
+// the first request is clarify's.
+func BenchmarkFreshToFirstRequest(b *testing.B) {
+	bin := plainFlower(b)
+	f := newFirstRequest(b)
+	root := b.TempDir()
+	b.StopTimer()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		dir, err := os.MkdirTemp(root, "fresh")
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.time(b, bin, dir, crashTask)
+	}
+	f.report(b)
+}
+
+// BenchmarkResumeToFirstRequest wakes flower on a run a crash cut in its
+// work step, whose session holds 10,000 entries: the first request
+// continues that session.
+func BenchmarkResumeToFirstRequest(b *testing.B) {
+	bin := plainFlower(b)
+	f := newFirstRequest(b)
+	dir := resumeWorkspace(b, resumeEntries)
+	b.StopTimer()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f.time(b, bin, dir)
+	}
+	f.report(b)
+	// The request must continue the stored session, not start a new one.
+	r := f.srv.Requests()[0]
+	if crashStepOf(r.System) != "work" || len(r.Messages) < resumeEntries*2/3 {
+		b.Fatalf("the first request is of step %q with %d messages, want the work session's %d",
+			crashStepOf(r.System), len(r.Messages), 1+2*(resumeEntries-1)/3)
+	}
+	b.ReportMetric(float64(len(r.Body))/1024, "req-KiB")
+}
+
+// resumeWorkspace builds, without flower, a workspace whose run was cut in
+// its work step: brief and goals written, clarify and goals done, and a
+// work session of n entries (a prompt, then Bash calls with their intents
+// and results) whose last call has its result, so the wake's first act is
+// a model request.
+func resumeWorkspace(b *testing.B, n int) string {
+	b.Helper()
+	dir, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	runDir := filepath.Join(dir, "runs")
+	write := func(path string, v any) {
+		data, ok := v.(string)
+		if !ok {
+			raw, err := json.Marshal(v)
+			if err != nil {
+				b.Fatal(err)
+			}
+			data = string(raw)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, workflow.BriefPath), crashBrief(crashTask))
+	write(filepath.Join(dir, workflow.GoalsPath), "# Goals\n\n- [ ] log has the lines\n")
+
+	const session = "0b5e55ed-0000-4000-8000-000000010000"
+	key := store.SessionKey(dir, session)
+	db, err := sqlite.Open(filepath.Join(runDir, "sessions.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	start := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	if err := db.PutMeta(ctx, store.Meta{Key: key, Agent: "work", Model: defaultModel, Workspace: dir, Created: start}); err != nil {
+		b.Fatal(err)
+	}
+	entries := make([]store.Entry, 0, n)
+	add := func(e store.Entry) {
+		i := len(entries)
+		e.UUID, e.Key, e.Time = fmt.Sprintf("00000000-0000-4000-8000-%012d", i), key, start.Add(time.Duration(i)*time.Second)
+		if i > 0 {
+			e.Parent = entries[i-1].UUID
+		}
+		entries = append(entries, e)
+	}
+	add(store.Entry{Kind: store.KindUser, Message: &model.Message{Role: model.User,
+		Content: []model.Block{&model.Text{Text: "Do the work. The brief is " + workflow.BriefPath + "."}}}})
+	for call := 0; len(entries) < n; call++ {
+		id := fmt.Sprintf("toolu_%08d", call)
+		input := json.RawMessage(fmt.Sprintf(`{"command":"echo %d >> log"}`, call))
+		add(store.Entry{Kind: store.KindAssistant, Model: defaultModel, StopReason: model.StopToolUse,
+			Usage: &model.Usage{Input: 10, Output: 40, CacheRead: 60_000},
+			Message: &model.Message{Role: model.Assistant, Content: []model.Block{
+				&model.Text{Text: fmt.Sprintf("Logging line %d.", call)},
+				&model.ToolUse{ID: id, Name: "Bash", Input: input}}}})
+		add(store.Entry{Kind: store.KindOpStarted, Op: &store.Op{ID: id, Tool: "Bash", Input: input, Class: "effect"}})
+		add(store.Entry{Kind: store.KindResult, Op: &store.Op{ID: id, Tool: "Bash", Class: "effect", Content: "(no output)"}})
+	}
+	if len(entries) != n {
+		b.Fatalf("built %d entries, want %d (n must be 1 + 3k)", len(entries), n)
+	}
+	if err := db.Append(ctx, entries...); err != nil {
+		b.Fatal(err)
+	}
+	write(filepath.Join(runDir, workflow.LineageFile), map[string]any{"workspace": dir, "woke": 1,
+		"steps": map[string]string{"work": session}})
+	write(filepath.Join(runDir, workflow.StateFile), map[string]any{"run": "20260101-090000-b0b0b0",
+		"status": workflow.StatusRunning, "done": map[string]bool{"clarify": true, "goals": true},
+		"step": "work", "session": session})
+	return dir
+}
