@@ -68,7 +68,9 @@ func (r *runner) prepare() {
 	if _, err := ReadManifest(filepath.Join(r.opts.RunDir, ManifestFile)); err != nil {
 		r.warn(fmt.Sprintf("ignored %v: starting a new manifest", err))
 	}
-	r.lineage.Woke++
+	if !r.opts.SameWake {
+		r.lineage.Woke++
+	}
 	r.saveLineage()
 	r.saveState()
 }

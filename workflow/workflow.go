@@ -65,6 +65,9 @@ type Options struct {
 	Now    func() time.Time
 	// NoRestore starts a new run even when the last one was cut (R5.6).
 	NoRestore bool
+	// SameWake does not count a wake: this process already did, in an
+	// earlier Run (the one that finished a run a crash cut).
+	SameWake bool
 }
 
 // Outcome is how a run ended.

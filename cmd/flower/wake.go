@@ -111,6 +111,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	outc := w.Run(ctx, rt, opts)
 	if outc.Resumed && added != "" && !outc.Interrupted {
 		// The cut run is finished; now the phrase gets a run of its own (R3.1).
+		opts.SameWake = true
 		outc = w.Run(ctx, rt, opts)
 	}
 	if startOver.Load() {
