@@ -29,11 +29,24 @@ func runStatus(g *globals, out io.Writer) error {
 		return usageErr("--workspace: %v", err)
 	}
 	st := workflow.WakeState(ws, g.runDir)
-	if !st.Waking && len(st.Steps) == 0 {
+	var inFlight []workflow.InFlight
+	for _, r := range workflow.Runs(g.runDir) {
+		if r.Status == workflow.StatusRunning {
+			inFlight = append(inFlight, r)
+		}
+	}
+	if !st.Waking && len(st.Steps) == 0 && len(inFlight) == 0 {
 		fmt.Fprintf(out, "nothing to continue in %s: start with flower \"describe the task\"\n", tilde(ws))
 		return nil
 	}
 	fmt.Fprintf(out, "workspace  %s\nwakes      %d\n", tilde(ws), st.Woke)
+	for _, r := range inFlight {
+		how := "cut: a wake finishes it"
+		if r.Live {
+			how = fmt.Sprintf("driven by pid %d now", r.Owner.PID)
+		}
+		fmt.Fprintf(out, "run        %s in flight at step %s, %s\n", r.Run, dash(r.Step), how)
+	}
 	if st.Goal != "" {
 		fmt.Fprintf(out, "goal       %s\n", st.Goal)
 	}
