@@ -55,11 +55,7 @@ func TestCrashAtEachRequest(t *testing.T) {
 			before := c.state()
 			c.wake()
 			c.checkFinished(before.Run)
-			got := readCrashFiles(t, c.dir)
-			if n == 1 {
-				got.Task = true // BUG: lost; see TestCrashBeforeFirstResponseKeepsTask
-			}
-			if got != crashDone {
+			if got := readCrashFiles(t, c.dir); got != crashDone {
 				t.Errorf("workspace after the wake %+v, want %+v (every effect exactly once)", got, crashDone)
 			}
 			c.checkRequests(1, n, before.Done)
@@ -73,8 +69,6 @@ func TestCrashAtEachRequest(t *testing.T) {
 // clarify that task (R3.1: it finishes the interrupted run), not an empty
 // one.
 func TestCrashBeforeFirstResponseKeepsTask(t *testing.T) {
-	t.Skip("BUG: workflow keeps the task nowhere durable before clarify's first response: runState.Prompt exists but " +
-		"prepare always calls newState(..., \"\") and nothing reads it, so the wake sends clarify an empty task")
 	t.Parallel()
 	c := newCrashRun(t, crashFlow{bash: crashEcho}, config.Retry)
 	c.crashed(c.killAtRequest(1))
@@ -222,9 +216,9 @@ func TestCrashDuringSlowBash(t *testing.T) {
 //     transaction (the Bash echo's result), so the echo becomes an
 //     ambiguous call: run again under retry (twice in all), not under skip.
 //   - lineage.json, manifest.json, state.json are cut mid-file: each is
-//     ignored, never a crash. The wake still finishes the work: with a
-//     torn state.json it starts a new run that connects to the work
-//     session through the lineage, and says why.
+//     ignored, never a crash; manifest.json and state.json are reported.
+//     The wake still finishes the work: with a torn state.json it starts a
+//     new run that connects to the work session through the lineage.
 func TestCrashTornFiles(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -232,16 +226,13 @@ func TestCrashTornFiles(t *testing.T) {
 		policy   config.Policy
 		want     crashFiles
 		reported string // what the wake must print about the torn file ("": no check); the temp dir holds the file's name, so with runs/
-		bug      string // a known bug that keeps reported from being printed
 		sameRun  bool   // the wake finishes the cut run (state.json intact)
 	}{
 		{file: "sessions.db-wal", policy: config.Retry, want: crashFiles{Brief: true, Task: true, Goals: true, Notes: "two\n", Log: 2}, sameRun: true},
 		{file: "sessions.db-wal", policy: config.Skip, want: crashDone, sameRun: true},
 		// R3.3 wants a bad lineage ignored "silently"; flower warns. Either is fine here.
 		{file: workflow.LineageFile, policy: config.Retry, want: crashDone, sameRun: true},
-		{file: workflow.ManifestFile, policy: config.Retry, want: crashDone, sameRun: true, reported: "runs/" + workflow.ManifestFile,
-			bug: "a torn manifest.json is replaced without a word: Manifest.save ignores ReadManifest's error " +
-				"(workflow/manifest.go), so every earlier row (other runs' too) is dropped silently"},
+		{file: workflow.ManifestFile, policy: config.Retry, want: crashDone, sameRun: true, reported: "runs/" + workflow.ManifestFile},
 		{file: workflow.StateFile, policy: config.Retry, want: crashDone, reported: "runs/" + workflow.StateFile},
 	}
 	for _, tt := range tests {
@@ -276,9 +267,6 @@ func TestCrashTornFiles(t *testing.T) {
 				c.checkFinished("")
 			}
 			if tt.reported != "" && !strings.Contains(r.stdout+r.stderr, tt.reported) {
-				if tt.bug != "" {
-					t.Skip("BUG: " + tt.bug)
-				}
 				t.Errorf("the wake did not report the torn %s (want %q):\n%s%s", tt.file, tt.reported, r.stdout, r.stderr)
 			}
 		})
