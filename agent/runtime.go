@@ -152,9 +152,11 @@ func (r *Runtime) addCost(c float64) {
 }
 
 // HasSession reports whether the store holds a session of this workspace.
+// It reads one entry, not the session: lineage validation calls it for
+// every step of a long run.
 func (r *Runtime) HasSession(id string) bool {
-	entries, err := r.store.Load(context.Background(), r.key(id, ""))
-	return err == nil && len(entries) > 0
+	_, ok, err := r.store.Last(context.Background(), r.key(id, ""), store.KindUser)
+	return err == nil && ok
 }
 
 func (r *Runtime) key(id, sub string) string {

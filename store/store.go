@@ -93,6 +93,9 @@ type Store interface {
 	Append(ctx context.Context, entries ...Entry) error
 	// Load returns the entries of exactly key, in append order.
 	Load(ctx context.Context, key string) ([]Entry, error)
+	// Last returns the newest entry of key with that kind, without loading
+	// the session (banners and probes of long sessions need only that).
+	Last(ctx context.Context, key string, kind Kind) (Entry, bool, error)
 	// PutMeta records a session's metadata (the latest put wins).
 	PutMeta(ctx context.Context, m Meta) error
 	// Meta returns a session's metadata; ok is false if there is none.

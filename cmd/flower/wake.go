@@ -189,16 +189,11 @@ func lastContext(s store.Store, ws, id string) int {
 	if id == "" {
 		return 0
 	}
-	entries, err := s.Load(context.Background(), store.SessionKey(ws, id))
-	if err != nil {
+	e, ok, err := s.Last(context.Background(), store.SessionKey(ws, id), store.KindAssistant)
+	if err != nil || !ok || e.Usage == nil {
 		return 0
 	}
-	for i := len(entries) - 1; i >= 0; i-- {
-		if u := entries[i].Usage; u != nil {
-			return u.Context()
-		}
-	}
-	return 0
+	return e.Usage.Context()
 }
 
 func tilde(p string) string {

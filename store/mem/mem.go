@@ -77,6 +77,22 @@ func (s *Store) Append(ctx context.Context, entries ...store.Entry) error {
 	return nil
 }
 
+// Last returns a copy of the newest entry of key with that kind.
+func (s *Store) Last(ctx context.Context, key string, kind store.Kind) (store.Entry, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return store.Entry{}, false, fmt.Errorf("last %s of %s: %w", kind, key, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	stored := s.entries[key]
+	for i := len(stored) - 1; i >= 0; i-- {
+		if stored[i].Kind == kind {
+			return clone(stored[i]), true, nil
+		}
+	}
+	return store.Entry{}, false, nil
+}
+
 // Load returns copies of the entries of exactly key, in append order.
 func (s *Store) Load(ctx context.Context, key string) ([]store.Entry, error) {
 	if err := ctx.Err(); err != nil {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -122,6 +123,24 @@ func (d *DB) Load(ctx context.Context, key string) ([]store.Entry, error) {
 		return nil, fmt.Errorf("load %s: %w", key, err)
 	}
 	return out, nil
+}
+
+// Last returns the newest entry of key with the given kind.
+func (d *DB) Last(ctx context.Context, key string, kind store.Kind) (store.Entry, bool, error) {
+	var seq int64
+	var body string
+	err := d.stmts.lastEntry.QueryRowContext(ctx, key, string(kind)).Scan(&seq, &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Entry{}, false, nil
+	}
+	if err != nil {
+		return store.Entry{}, false, fmt.Errorf("last %s of %s: %w", kind, key, err)
+	}
+	e, err := decodeEntry(seq, body)
+	if err != nil {
+		return store.Entry{}, false, fmt.Errorf("last %s of %s: %w", kind, key, err)
+	}
+	return e, true, nil
 }
 
 // decodeEntry decodes a body column. Garbage is an error naming the seq,

@@ -13,6 +13,7 @@ type statements struct {
 	insertEntry  *sql.Stmt
 	loadEntries  *sql.Stmt
 	countEntries *sql.Stmt
+	lastEntry    *sql.Stmt
 	putMeta      *sql.Stmt
 	getMeta      *sql.Stmt
 	sessions     *sql.Stmt
@@ -32,6 +33,7 @@ func (s *statements) prepare(ctx context.Context, db *sql.DB) error {
 		// The cast changes no byte.
 		{&s.loadEntries, `SELECT seq, CAST(body AS TEXT) FROM entries WHERE key = ? ORDER BY seq`},
 		{&s.countEntries, `SELECT count(*) FROM entries WHERE key = ?`},
+		{&s.lastEntry, `SELECT seq, CAST(body AS TEXT) FROM entries WHERE key = ? AND kind = ? ORDER BY seq DESC LIMIT 1`},
 		{&s.putMeta, `INSERT INTO meta (key, created, updated, body) VALUES (?, ?, ?, ?)
 			ON CONFLICT (key) DO UPDATE SET created = excluded.created, updated = excluded.updated, body = excluded.body`},
 		{&s.getMeta, `SELECT body FROM meta WHERE key = ?`},
@@ -50,7 +52,7 @@ func (s *statements) prepare(ctx context.Context, db *sql.DB) error {
 
 func (s *statements) close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.insertEntry, s.loadEntries, s.countEntries, s.putMeta, s.getMeta, s.sessions, s.putSummary, s.getSummary} {
+	for _, st := range []*sql.Stmt{s.insertEntry, s.loadEntries, s.countEntries, s.lastEntry, s.putMeta, s.getMeta, s.sessions, s.putSummary, s.getSummary} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

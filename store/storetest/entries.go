@@ -169,3 +169,25 @@ func testCancelled(t *testing.T, s store.Store) {
 	}
 	diffEntries(t, "k", mustLoad(t, s, "k"), nil)
 }
+
+func testLast(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	if _, ok, err := s.Last(ctx, "p/none", store.KindAssistant); ok || err != nil {
+		t.Fatalf("Last of a missing session: ok=%v err=%v", ok, err)
+	}
+	entries := session("p/s") // user, assistant, ... in order
+	mustAppend(t, s, entries...)
+	want := -1
+	for i, e := range entries {
+		if e.Kind == store.KindAssistant {
+			want = i
+		}
+	}
+	got, ok, err := s.Last(ctx, "p/s", store.KindAssistant)
+	if err != nil || !ok || got.UUID != entries[want].UUID {
+		t.Fatalf("Last assistant = %q ok=%v err=%v, want %q", got.UUID, ok, err, entries[want].UUID)
+	}
+	if _, ok, _ := s.Last(ctx, "p/s/sub", store.KindAssistant); ok {
+		t.Fatal("Last reached into a sub-path key")
+	}
+}

@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Meta", testMeta},
 		{"Sessions", testSessions},
 		{"Summary", testSummary},
+		{"Last", testLast},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
