@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
@@ -24,6 +26,9 @@ type frontEnd struct {
 	// detach stops that and waits for what it started; it runs when the
 	// run is over.
 	attach func(ctx context.Context, r wakeRun) (detach func(), err error)
+	// firstCtrlC, when set, handles the first Ctrl-C and reports whether it
+	// did; otherwise the run stops at the next message boundary.
+	firstCtrlC func(rt *agent.Runtime, w io.Writer) bool
 }
 
 // wakeRun is what a front end steers.
@@ -49,13 +54,37 @@ func newOracle(ws, runDir string, b backend) *oracle.Oracle {
 // with a line starting with "?" (R6.6).
 func terminal(out io.Writer, stdin io.Reader) frontEnd {
 	r := term.NewRenderer(out)
-	return frontEnd{sink: r.Render, attach: func(ctx context.Context, run wakeRun) (func(), error) {
+	var reading, noting atomic.Bool // the reader is alive; the next line is an interrupt's note
+	fe := frontEnd{sink: r.Render, attach: func(ctx context.Context, run wakeRun) (func(), error) {
 		ctx, cancel := context.WithCancel(ctx)
 		var a asides
 		oracle := func(q string) { a.goAsk(ctx, run.oracle, q, r.Render) }
-		go term.ReadInput(ctx, stdin, run.ch, term.Commands{Oracle: oracle, New: run.startOver})
+		note := func(line string) bool {
+			if !noting.Swap(false) {
+				return false
+			}
+			run.rt.Interrupt(line) // empty: just stop
+			return true
+		}
+		reading.Store(true)
+		go func() {
+			defer reading.Store(false)
+			term.ReadInput(ctx, stdin, run.ch, term.Commands{Oracle: oracle, New: run.startOver, Note: note})
+		}()
 		return func() { cancel(); a.wait() }, nil
 	}}
+	// The first Ctrl-C gives the person a chance to add a note (R3.7): the
+	// next line they type becomes the interrupt's message. With nobody
+	// reading (input closed), it stops the run at once.
+	fe.firstCtrlC = func(rt *agent.Runtime, w io.Writer) bool {
+		if !reading.Load() {
+			return false
+		}
+		noting.Store(true)
+		fmt.Fprintln(w, "\nflower: interrupting. Type a note for the agent and press Enter to continue with it, or Enter alone to stop. (Ctrl-C again exits now; in-flight subagent work is lost.)")
+		return true
+	}
+	return fe
 }
 
 // asides runs oracle questions typed in the terminal, each in its own

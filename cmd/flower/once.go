@@ -80,7 +80,7 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	if f.resume != "" && !rt.HasSession(f.resume) {
 		return usageErr("no session %s for workspace %s in %s: check the id printed at the end of the earlier run, and -r / --workspace", f.resume, rt.Workspace(), filepath.Join(g.runDir, "sessions.db"))
 	}
-	ctx, stop := interruptible(ctx, rt, os.Stderr)
+	ctx, stop := interruptible(ctx, rt, os.Stderr, nil)
 	defer stop()
 	r := term.NewRenderer(out)
 	spec := agent.Spec{Name: "once", Instructions: onceInstructions, Model: b.model,
@@ -105,7 +105,9 @@ func onceExit(ctx context.Context, res agent.Result) error {
 // the second into cancelling ctx. SIGTERM and SIGHUP cancel ctx with the
 // cause killed-by-signal, so the in-flight step's row says so; main then
 // exits as that signal would (R3.7).
-func interruptible(ctx context.Context, rt *agent.Runtime, w io.Writer) (context.Context, func()) {
+// first, when set, may take over the first Ctrl-C (the terminal asks for a
+// note).
+func interruptible(ctx context.Context, rt *agent.Runtime, w io.Writer, first func(*agent.Runtime, io.Writer) bool) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -120,6 +122,7 @@ func interruptible(ctx context.Context, rt *agent.Runtime, w io.Writer) (context
 				case s != os.Interrupt:
 					killedBy.Store(s)
 					cancel(workflow.ErrKilledBySignal)
+				case n == 1 && first != nil && first(rt, w):
 				case n == 1:
 					fmt.Fprintln(w, "\nflower: stopping at the next message boundary (Ctrl-C again to exit now; in-flight subagent work is lost)")
 					rt.Interrupt("")

@@ -91,7 +91,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if !st.Waking && strings.TrimSpace(st.Brief) != "" {
 		fmt.Fprintf(out, "note: ignored %s: it lacks its four sections (%s)\n", workflow.BriefPath, strings.Join(workflow.BriefSections, ", "))
 	}
-	ctx, stop := interruptible(ctx, rt, os.Stderr)
+	ctx, stop := interruptible(ctx, rt, os.Stderr, fe.firstCtrlC)
 	defer stop()
 	var startOver atomic.Bool
 	restart := func() {

@@ -21,6 +21,10 @@ type Channel interface {
 type Commands struct {
 	Oracle func(question string) // a line starting with "?" (R6.5); nil: sent as mail
 	New    func()                // "/new" (R3.13); nil: sent as mail
+	// Note, when set, is offered every line first (an empty one included)
+	// and reports whether it took it: after a Ctrl-C the next line is the
+	// interrupt's note (R3.7).
+	Note func(line string) bool
 }
 
 // ReadInput reads lines from r until it ends or ctx is done. With a question
@@ -54,6 +58,9 @@ func ReadInput(ctx context.Context, r io.Reader, ch Channel, cmds Commands) {
 }
 
 func handleLine(line string, ch Channel, cmds Commands) {
+	if cmds.Note != nil && cmds.Note(line) {
+		return
+	}
 	switch {
 	case line == "":
 		return
