@@ -37,8 +37,9 @@ work continues: same conversations, no model call paid twice.
 While it runs, type a line to answer a question (a number picks an option)
 or to send a note to the agent's inbox; a line starting with ? asks a
 read-only side agent about the work ("? how far along are you?") without
-disturbing it. Ctrl-C stops at the next message boundary; a second Ctrl-C
-exits at once. Either way, flower continues it. flower serve does the same
+disturbing it. Ctrl-C interrupts: type a note and press Enter to continue
+with it at the next message boundary, or Enter alone to stop; a second
+Ctrl-C exits at once. Either way, flower continues it. flower serve does the same
 from a Web page.
 
 Providers: ANTHROPIC_API_KEY (default, ANTHROPIC_BASE_URL honoured), or
