@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/model"
@@ -75,15 +76,35 @@ type flowFixture struct {
 	ws     string
 	runDir string
 	srv    *modeltest.Server
+	mu     sync.Mutex
+	// hook is called before each answer; when it reports true the request
+	// is never answered (the fake holds it until the client goes away).
+	// Unlike srv.OnRequest it may be set at any time. Guarded by mu.
+	hook func(r *modeltest.Request) (hold bool)
 }
 
 func newFlowFixture(t *testing.T, fail map[string]bool) *flowFixture {
 	t.Helper()
 	f := &flowFixture{t: t, ws: t.TempDir()}
 	f.runDir = filepath.Join(f.ws, "runs")
-	f.srv = modeltest.NewAnthropic(flowModel(fail))
+	play := flowModel(fail)
+	f.srv = modeltest.NewAnthropic(func(r *modeltest.Request) modeltest.Turn {
+		f.mu.Lock()
+		hook := f.hook
+		f.mu.Unlock()
+		if hook != nil && hook(r) {
+			return modeltest.Turn{Fault: &modeltest.Fault{Delay: time.Hour}}
+		}
+		return play(r)
+	})
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+func (f *flowFixture) onRequest(hook func(r *modeltest.Request) bool) {
+	f.mu.Lock()
+	f.hook = hook
+	f.mu.Unlock()
 }
 
 // runtime is a new runtime over the fixture's store, as a new process
@@ -191,14 +212,14 @@ func TestOnStepAfterAFailedStep(t *testing.T) { // R6.10: failures included
 }
 
 // cutAt stops a run (as a crash would, leaving it in flight) when the
-// fake receives the nth request of a step, before it is answered.
+// fake receives the nth request of a step, which is never answered.
 func cutAt(f *flowFixture, step string, n int) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex // guards seen
 	seen := 0
-	f.srv.OnRequest = func(r *modeltest.Request) {
+	f.onRequest(func(r *modeltest.Request) bool {
 		if stepNamed(r.System) != step {
-			return
+			return false
 		}
 		mu.Lock()
 		seen++
@@ -207,7 +228,8 @@ func cutAt(f *flowFixture, step string, n int) (context.Context, func()) {
 		if hit {
 			cancel()
 		}
-	}
+		return hit
+	})
 	return ctx, cancel
 }
 
@@ -224,7 +246,7 @@ func TestCutStepIsFinishedEvenIfFrozen(t *testing.T) { // R3.1, R3.10, R5.3
 		t.Fatalf("first run: %+v", out)
 	}
 	cut := f.srv.Requests()[1]
-	f.srv.OnRequest = nil
+	f.onRequest(nil)
 	out := flow().Run(context.Background(), f.runtime(), Options{RunDir: f.runDir})
 	if !out.Passed || !out.Resumed {
 		t.Fatalf("the run after the cut: %+v", out)
@@ -245,7 +267,7 @@ func TestStepCutBeforeItsSessionKeepsItsPrompt(t *testing.T) { // R3.1
 	if out := New(first, testStep("b")).Run(ctx, f.runtime(), Options{RunDir: f.runDir}); !out.Interrupted {
 		t.Fatalf("first run: %+v", out)
 	}
-	f.srv.OnRequest = nil
+	f.onRequest(nil)
 	again := testStep("a")
 	again.Prompt = "" // a bare wake does not know the task
 	if out := New(again, testStep("b")).Run(context.Background(), f.runtime(), Options{RunDir: f.runDir}); !out.Passed || !out.Resumed {
@@ -253,5 +275,81 @@ func TestStepCutBeforeItsSessionKeepsItsPrompt(t *testing.T) { // R3.1
 	}
 	if got := f.srv.Requests()[1].Messages[0].TextOf(); got != first.Prompt {
 		t.Fatalf("step a started again with %q, want the prompt it was cut with", got)
+	}
+}
+
+func TestResumeSemantics(t *testing.T) { // R3.5
+	f := newFlowFixture(t, nil)
+	flow := func(continuous bool) *Workflow {
+		c := testStep("c")
+		c.ResumeFrom, c.Fork = "a", true
+		b := testStep("b")
+		b.ResumeFrom = "a"
+		w := New(testStep("a"), c, b)
+		w.Continuous = continuous
+		return w
+	}
+	byStep := func(from int) map[string][]*modeltest.Request {
+		out := map[string][]*modeltest.Request{}
+		for _, r := range f.srv.Requests()[from:] {
+			out[stepNamed(r.System)] = append(out[stepNamed(r.System)], r)
+		}
+		return out
+	}
+	texts := func(r *modeltest.Request) string {
+		var s []string
+		for _, m := range r.Messages {
+			if m.Role == model.User && m.TextOf() != "" {
+				s = append(s, m.TextOf())
+			}
+		}
+		return strings.Join(s, " | ")
+	}
+	lineage := func() map[string]string {
+		l, _ := LoadLineage(f.runDir, f.ws, nil)
+		return l.Steps
+	}
+
+	// One run: b continues a's session, c branches it.
+	if out := flow(true).Run(context.Background(), f.runtime(), Options{RunDir: f.runDir}); !out.Passed {
+		t.Fatalf("run 1: %+v", out)
+	}
+	l1 := lineage()
+	if l1["b"] != l1["a"] || l1["c"] == l1["a"] || l1["c"] == "" {
+		t.Fatalf("lineage %v: b must continue a's session, c branch it", l1)
+	}
+	reqs := byStep(0)
+	if got := texts(reqs["c"][0]); got != "Do a. | Do c." {
+		t.Errorf("c's first request carries %q, want a's history then c's prompt", got)
+	}
+	if got := texts(reqs["b"][0]); got != "Do a. | Do b." {
+		t.Errorf("b's first request carries %q: the fork must leave a's session untouched", got)
+	}
+
+	// Across processes, continuous: every step continues or branches its lineage.
+	mark := f.srv.Count()
+	if out := flow(true).Run(context.Background(), f.runtime(), Options{RunDir: f.runDir}); !out.Passed {
+		t.Fatalf("run 2: %+v", out)
+	}
+	l2 := lineage()
+	if l2["a"] != l1["a"] || l2["b"] != l1["a"] || l2["c"] == l1["c"] || l2["c"] == l1["a"] {
+		t.Errorf("lineage after run 2 %v, after run 1 %v", l2, l1)
+	}
+	reqs = byStep(mark)
+	if got := texts(reqs["a"][0]); got != "Do a. | Do b. | Do a." {
+		t.Errorf("a's first request of run 2 carries %q, want its session's history", got)
+	}
+
+	// Continuous=false: fresh sessions every process.
+	mark = f.srv.Count()
+	if out := flow(false).Run(context.Background(), f.runtime(), Options{RunDir: f.runDir}); !out.Passed {
+		t.Fatalf("run 3: %+v", out)
+	}
+	reqs = byStep(mark)
+	if got := texts(reqs["a"][0]); got != "Do a." {
+		t.Errorf("a's first request of a non-continuous run carries %q, want its prompt alone", got)
+	}
+	if got := texts(reqs["b"][0]); got != "Do a. | Do b." {
+		t.Errorf("b's first request of a non-continuous run carries %q, want this run's a", got)
 	}
 }
