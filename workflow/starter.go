@@ -41,11 +41,18 @@ func Starter(o StarterOptions) *Workflow {
 			MaxTurns: o.MaxTurns, MaxBudget: o.Budget}
 	}
 	brief := func() Brief { return ParseBrief(readNote(o.Workspace, BriefPath)) }
+	resume, crash := "The brief at "+BriefPath+" is missing or incomplete. Finish the clarification and write it with its four sections.", ClarifyCrashPrompt
+	if o.Task != "" {
+		// A clarification that goes on must not drop what the person typed
+		// on this wake.
+		said := "\n\nThe person has just said, in their words:\n\n" + o.Task
+		resume, crash = resume+said, crash+said
+	}
 	w := New(
 		Step{Name: "clarify", Spec: spec("clarify", clarifyInstructions, ClarifyTools),
 			Prompt:       "The task, in the person's words:\n\n" + o.Task + "\n\nClarify it and write " + BriefPath + ".",
-			ResumePrompt: "The brief at " + BriefPath + " is missing or incomplete. Finish the clarification and write it with its four sections.",
-			CrashPrompt:  ClarifyCrashPrompt,
+			ResumePrompt: resume,
+			CrashPrompt:  crash,
 			Frozen:       func() bool { return brief().Complete() }},
 		Step{Name: "goals", Spec: spec("goals", goalsInstructions, GoalsTools),
 			Prompt:       "Derive " + GoalsPath + " from the brief at " + BriefPath + ".",
