@@ -158,7 +158,8 @@ func firstLine(s string) string {
 
 // lastPrompt finds the person's last text message and the tool results
 // that came after it. The fixed prompt that continues a cut clarification
-// is not a new message from the person: the step goes on counting.
+// (with what the person typed on the wake, if anything) is not a new task:
+// the step goes on counting.
 func lastPrompt(msgs []model.Message) (prompt string, results []string) {
 	for _, m := range msgs {
 		if m.Role != model.User {
@@ -167,7 +168,7 @@ func lastPrompt(msgs []model.Message) (prompt string, results []string) {
 		for _, b := range m.Content {
 			switch v := b.(type) {
 			case *model.Text:
-				if v.Text != workflow.ClarifyCrashPrompt {
+				if !strings.HasPrefix(v.Text, workflow.ClarifyCrashPrompt) {
 					prompt, results = v.Text, nil
 				}
 			case *model.ToolResult:

@@ -830,3 +830,32 @@ func TestPhraseAfterACrash(t *testing.T) {
 		t.Errorf("woke %d after two starts of flower, want 2", l.Woke)
 	}
 }
+
+// TestPhraseDuringClarification types words on the wake after a crash cut
+// the clarification: the clarification goes on and gets them (R3.1, R3.10).
+func TestPhraseDuringClarification(t *testing.T) {
+	t.Parallel()
+	srv, env := fakeModel(t)
+	tr := newTrap("clarify", 2, syscall.SIGKILL)
+	srv.onRequest(tr.onRequest)
+	dir := t.TempDir()
+	p := startFlower(t, dir, env, false, args(testTask)...)
+	tr.arm(p)
+	if first := p.wait(); p.signal() != syscall.SIGKILL {
+		t.Fatalf("flower was not killed (exit %d)\n%s%s", first.code, first.stdout, first.stderr)
+	}
+	before := srv.Count()
+	const words = "greet in French"
+	r := flower(t, dir, env, args(words)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	clarify := ofStep(srv.Requests()[before:], "clarify")
+	if len(clarify) == 0 || !continues(t, tr.request(), clarify[0]) {
+		t.Fatal("the cut clarification did not go on")
+	}
+	texts := userTexts(clarify[0])
+	if last := texts[len(texts)-1]; !strings.HasPrefix(last, workflow.ClarifyCrashPrompt) || !strings.Contains(last, words) {
+		t.Errorf("the clarification went on with %q: the crash prompt and the words typed on the wake", last)
+	}
+}
