@@ -162,6 +162,11 @@ func TestStatusWritesNothing(t *testing.T) { // R3.6, SPEC §7 flower status
 	if r.code != 0 || !strings.Contains(r.stdout, "nothing to continue") {
 		t.Fatalf("status in an empty dir: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// A bare wake there says the same, as a usage error, and creates nothing.
+	r = flower(t, empty, nil)
+	if r.code != 2 || !strings.Contains(r.stderr, "nothing to continue") || strings.Count(r.stderr, "\n") != 1 {
+		t.Fatalf("bare wake in an empty dir: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	assertSameFiles(t, before, snapshot(t, empty))
 }
 
