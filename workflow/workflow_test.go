@@ -79,7 +79,7 @@ type flowFixture struct {
 	mu     sync.Mutex
 	// hook is called before each answer; when it reports true the request
 	// is never answered (the fake holds it until the client goes away).
-	// Unlike srv.OnRequest it may be set at any time. Guarded by mu.
+	// Guarded by mu.
 	hook func(r *modeltest.Request) (hold bool)
 }
 

@@ -212,8 +212,7 @@ type crashRun struct {
 func newCrashRun(t *testing.T, f crashFlow, policy config.Policy) *crashRun {
 	t.Helper()
 	c := &crashRun{t: t, dir: t.TempDir(), flow: f}
-	// The hook is the responder's, not the server's OnRequest: a field set
-	// after the server started would race with its handlers.
+	// The hook is the responder's, so it can also decide the answer.
 	c.srv = modeltest.NewAnthropic(c.respond)
 	t.Cleanup(c.srv.Close)
 	c.env = []string{"ANTHROPIC_BASE_URL=" + c.srv.URL, "ANTHROPIC_API_KEY=test"}

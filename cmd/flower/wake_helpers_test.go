@@ -481,10 +481,7 @@ func (tr *trap) request() *modeltest.Request {
 }
 
 // fake is a fake Anthropic server with a hook called with each request
-// before it is answered. The hook may be set at any time: the server's own
-// OnRequest is a plain field, and setting it once the server runs races
-// with its handlers under -race (the child process that links the two is
-// invisible to the race detector).
+// before it is answered, which may also hold the request unanswered.
 type fake struct {
 	*modeltest.Server
 	mu   sync.Mutex // guards hook

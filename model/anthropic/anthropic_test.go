@@ -418,7 +418,7 @@ func TestCancelDuringDelay(t *testing.T) {
 	srv := modeltest.NewAnthropic(modeltest.Script(modeltest.Turn{Text: "never", Fault: &modeltest.Fault{Delay: time.Hour}}))
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(t.Context())
-	srv.OnRequest = func(*modeltest.Request) { cancel() }
+	srv.OnRequest(func(*modeltest.Request) { cancel() })
 	done := make(chan error, 1)
 	go func() {
 		_, err := newProvider(srv).Stream(ctx, &model.Request{Model: testModel, Messages: []model.Message{userText("hi")}}, nil)

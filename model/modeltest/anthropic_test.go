@@ -236,7 +236,7 @@ func TestAnthropicDelay(t *testing.T) {
 func TestAnthropicDelayCancelled(t *testing.T) {
 	srv := NewAnthropic(Script(Turn{Text: "never", Fault: &Fault{Delay: time.Hour}}))
 	ctx, cancel := context.WithCancel(t.Context())
-	srv.OnRequest = func(*Request) { cancel() }
+	srv.OnRequest(func(*Request) { cancel() })
 	_, _, err := anthStream(t, anthClient(srv), ctx, anthParams("hi"))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)

@@ -299,7 +299,7 @@ func TestOpenAIDelayHonoursCancel(t *testing.T) {
 	srv := NewOpenAI(Script(Turn{Text: "late", Fault: &Fault{Delay: time.Hour}}))
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv.OnRequest = func(*Request) { cancel() } // the request is in; give up on it
+	srv.OnRequest(func(*Request) { cancel() }) // the request is in; give up on it
 	client := oaiTestClient(srv)
 	stream := client.Chat.Completions.NewStreaming(ctx, oaiTestParams())
 	for stream.Next() {

@@ -91,14 +91,21 @@ func Script(turns ...Turn) Responder {
 // Server is a fake model API on loopback.
 type Server struct {
 	URL string // base URL: pass to the SDK as is for Anthropic, with "/v1" for OpenAI (see BaseURL)
-	// OnRequest, when set, is called with each request before it is answered
-	// (crash tests kill a child process here).
-	OnRequest func(r *Request)
 
-	srv     *httptest.Server
-	respond Responder
-	mu      sync.Mutex // guards reqs
-	reqs    []*Request
+	srv       *httptest.Server
+	respond   Responder
+	mu        sync.Mutex // guards reqs and onRequest
+	reqs      []*Request
+	onRequest func(r *Request)
+}
+
+// OnRequest sets a hook called with each request before it is answered
+// (crash tests kill a child process here). It may be set while requests
+// are being served.
+func (s *Server) OnRequest(f func(r *Request)) {
+	s.mu.Lock()
+	s.onRequest = f
+	s.mu.Unlock()
 }
 
 func newServer(respond Responder, h func(s *Server) http.Handler) *Server {
@@ -133,9 +140,10 @@ func (s *Server) record(r *Request) Turn {
 	s.mu.Lock()
 	r.N = len(s.reqs) + 1
 	s.reqs = append(s.reqs, r)
+	hook := s.onRequest
 	s.mu.Unlock()
-	if s.OnRequest != nil {
-		s.OnRequest(r)
+	if hook != nil {
+		hook(r)
 	}
 	return s.respond(r)
 }

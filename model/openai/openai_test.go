@@ -362,7 +362,7 @@ func TestStreamEndedEarly(t *testing.T) {
 func TestCancelDuringDelay(t *testing.T) {
 	p, srv := newTestProvider(t, modeltest.Turn{Text: "late", Fault: &modeltest.Fault{Delay: time.Hour}})
 	ctx, cancel := context.WithCancel(context.Background())
-	srv.OnRequest = func(*modeltest.Request) { cancel() } // the request is in; give up on it
+	srv.OnRequest(func(*modeltest.Request) { cancel() }) // the request is in; give up on it
 	start := time.Now()
 	_, err := p.Stream(ctx, weatherRequest(), nil)
 	if !errors.Is(err, context.Canceled) {
