@@ -148,9 +148,13 @@ func (r *runner) stepSink(step string, judge bool) event.Sink {
 }
 
 // record appends the attempt to the manifest and tells OnStep (R3.4, R6.10).
+// A step cut by exiting at once (a second Ctrl-C) gets no row: the person
+// asked flower to stop doing anything; its lineage is already saved (R3.7).
 func (r *runner) record(row string, res agent.Result) {
-	if err := r.manifest.Record(row, res); err != nil {
-		r.warn("manifest not saved: " + err.Error())
+	if res.Error != context.Canceled.Error() {
+		if err := r.manifest.Record(row, res); err != nil {
+			r.warn("manifest not saved: " + err.Error())
+		}
 	}
 	if r.w.OnStep != nil {
 		func() {
