@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"syscall"
 	"time"
 )
@@ -90,6 +91,7 @@ func Runs(runDir string) []InFlight {
 			f.Done = append(f.Done, name)
 		}
 	}
+	sort.Strings(f.Done)
 	f.Owner, f.Live = Holder(runDir)
 	return []InFlight{f}
 }
