@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/internal/atomicfile"
 	"github.com/flower-run/flower/store"
 )
 
@@ -102,7 +103,7 @@ func (s *session) handoffDoc(rel string) string {
 	}
 	doc := builtHandoff(s.entries)
 	_ = os.MkdirAll(filepath.Join(s.rt.workspace, handoffDir), 0o755)
-	_ = os.WriteFile(filepath.Join(s.rt.workspace, rel), []byte(doc), 0o644)
+	_ = atomicfile.WriteFile(filepath.Join(s.rt.workspace, rel), []byte(doc), 0o644) // the store keeps it too
 	return doc
 }
 
