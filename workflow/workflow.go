@@ -65,6 +65,8 @@ type Options struct {
 	Now    func() time.Time
 	// NoRestore starts a new run even when the last one was cut (R5.6).
 	NoRestore bool
+	// Locked says the caller already holds the run dir's lock (see Lock).
+	Locked bool
 	// SameWake does not count a wake: this process already did, in an
 	// earlier Run (the one that finished a run a crash cut).
 	SameWake bool
@@ -93,10 +95,12 @@ func newRunID(now time.Time, rnd func() string) string {
 // an Outcome whose Err wraps ErrBusy and names the holder.
 func (w *Workflow) Run(ctx context.Context, rt *agent.Runtime, opts Options) Outcome {
 	r := newRunner(w, rt, opts)
-	unlock, err := Lock(r.opts.RunDir, r.opts.Now())
-	if err != nil {
-		return Outcome{Err: err}
+	if !opts.Locked {
+		unlock, err := Lock(r.opts.RunDir, r.opts.Now())
+		if err != nil {
+			return Outcome{Err: err}
+		}
+		defer unlock()
 	}
-	defer unlock()
 	return r.run(ctx)
 }

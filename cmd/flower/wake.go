@@ -45,21 +45,29 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
+	if f.fresh && phrase == "" {
+		return usageErr(`--new needs the new task, e.g. flower --new "write a CLI for X"`)
+	}
+	st := workflow.WakeState(ws, g.runDir)
+	if !f.fresh && !st.Waking && phrase == "" && len(st.Steps) == 0 && !pendingRun(g.runDir) {
+		return usageErr(`nothing to continue in %s: start with flower "describe the task"`, tilde(ws))
+	}
+	// Take the run dir before touching the thread: a process refused here
+	// must not have archived or amended another's brief.
+	unlock, err := workflow.Lock(g.runDir, time.Now())
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	defer unlock()
 	if f.fresh {
-		if phrase == "" {
-			return usageErr(`--new needs the new task, e.g. flower --new "write a CLI for X"`)
-		}
 		if err := archive(ws, g.runDir, time.Now()); err != nil {
 			return &exitError{code: exitFailed, err: err}
 		}
+		st = workflow.WakeState(ws, g.runDir)
 	}
-	st := workflow.WakeState(ws, g.runDir)
 	task, added := phrase, ""
 	if st.Waking && phrase != "" {
 		task, added = "", phrase
-	}
-	if !st.Waking && phrase == "" && len(st.Steps) == 0 && !pendingRun(g.runDir) {
-		return usageErr(`nothing to continue in %s: start with flower "describe the task"`, tilde(ws))
 	}
 	cfg, err := config.Load(ws)
 	if err != nil {
@@ -107,7 +115,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	defer detach()
 	w := workflow.Starter(workflow.StarterOptions{Workspace: ws, Task: task, Phrase: added, Model: b.model,
 		Rounds: f.rounds, MaxTurns: f.maxTurns, Budget: f.budget})
-	opts := workflow.Options{RunDir: g.runDir, Sink: sink, NoRestore: f.noRestore}
+	opts := workflow.Options{RunDir: g.runDir, Sink: sink, NoRestore: f.noRestore, Locked: true}
 	outc := w.Run(ctx, rt, opts)
 	if outc.Resumed && added != "" && !outc.Interrupted {
 		// The cut run is finished; now the phrase gets a run of its own (R3.1).
