@@ -101,14 +101,7 @@ func (r *runner) finishRework(ctx context.Context) *agent.Result {
 	if !r.resumed || r.state.Step != j.Work || r.state.Session == "" {
 		return nil
 	}
-	row := fmt.Sprintf("%s#round%d", j.Work, r.state.Round)
-	res := r.attempt(ctx, len(r.w.Steps)-1, r.workStep(), row, plan{session: r.state.Session, connected: true})
-	if !res.OK {
-		return &res
-	}
-	r.state.Step, r.state.Session = "", ""
-	r.saveState()
-	return nil
+	return r.reworkRound(ctx, r.state.Round, plan{session: r.state.Session, connected: true})
 }
 
 func (r *runner) workStep() Step {
@@ -152,8 +145,14 @@ func (r *runner) rework(ctx context.Context, round int, findings string) *agent.
 	if j.Findings != nil {
 		prompt = j.Findings(round, findings)
 	}
-	row := fmt.Sprintf("%s#round%d", j.Work, round)
-	res := r.attempt(ctx, len(r.w.Steps)-1, r.workStep(), row, plan{session: r.sessionOf(j.Work), prompt: prompt, connected: true})
+	return r.reworkRound(ctx, round, plan{session: r.sessionOf(j.Work), prompt: prompt, connected: true})
+}
+
+// reworkRound runs work#round<N> in the work session and, once it is done,
+// clears the step in flight.
+func (r *runner) reworkRound(ctx context.Context, round int, p plan) *agent.Result {
+	row := fmt.Sprintf("%s#round%d", r.w.Judge.Work, round)
+	res := r.attempt(ctx, len(r.w.Steps)-1, r.workStep(), row, p)
 	if !res.OK {
 		return &res
 	}
