@@ -153,7 +153,7 @@ func (s *session) succeed(ctx context.Context, rel, doc string) error {
 	if err := s.putMeta(ctx, old); err != nil {
 		return err
 	}
-	if err := s.append(ctx, userText(fmt.Sprintf(takeOver, rel, doc))); err != nil {
+	if err := s.appendWith(ctx, s.bound(), userText(fmt.Sprintf(takeOver, rel, doc))); err != nil {
 		return err
 	}
 	s.emit(event.Event{Kind: event.Init, Text: "session " + s.id + " takes over from " + old,

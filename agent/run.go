@@ -18,6 +18,31 @@ const defaultMaxTurns = 100
 // errInterrupted is the cause of a turn cancelled by Interrupt.
 var errInterrupted = errors.New("agent: interrupted")
 
+// Errors that end a run at a limit.
+var (
+	ErrMaxTurns = errors.New("max turns reached")
+	ErrBudget   = errors.New("budget spent")
+)
+
+// stopOf classifies how a run ended by the error it ended with.
+func stopOf(ctx context.Context, err error) Stop {
+	switch {
+	case err == nil:
+		return StopEnded
+	case errors.Is(err, errStopped):
+		return StopInterrupted
+	case errors.Is(err, ErrDiscarded):
+		return StopDiscarded
+	case ctx.Err() != nil:
+		return StopCancelled
+	case errors.Is(err, ErrMaxTurns):
+		return StopMaxTurns
+	case errors.Is(err, ErrBudget):
+		return StopBudget
+	}
+	return StopFailed
+}
+
 // Run runs one agent until the model ends its turn, max turns, the budget,
 // an error, an interrupt without text, or ctx ends (R2.2, R2.3).
 func (r *Runtime) Run(ctx context.Context, spec Spec, prompt string, opts RunOptions) Result {
@@ -30,6 +55,7 @@ func (r *Runtime) Run(ctx context.Context, spec Spec, prompt string, opts RunOpt
 	if err != nil && ctx.Err() != nil {
 		err = context.Cause(ctx) // why the run was stopped: "killed-by-signal", say
 	}
+	res.Stop, res.Err = stopOf(ctx, err), err
 	if err != nil {
 		res.OK = false
 		res.Error = err.Error()
@@ -61,7 +87,7 @@ func (s *session) run(ctx context.Context, prompt string) error {
 		}
 	}
 	if prompt != "" {
-		if err := s.append(ctx, userText(prompt)); err != nil {
+		if err := s.appendWith(ctx, s.bound(), userText(prompt)); err != nil {
 			return err
 		}
 	} else if p.ended {
@@ -79,7 +105,7 @@ func (s *session) loop(ctx context.Context) error {
 	}
 	for {
 		if s.res.Turns >= max {
-			return fmt.Errorf("max turns (%d) reached", max)
+			return fmt.Errorf("%w (%d)", ErrMaxTurns, max)
 		}
 		if err := s.maybeHandoff(ctx); err != nil {
 			return err
@@ -96,7 +122,7 @@ func (s *session) loop(ctx context.Context) error {
 			return nil
 		}
 		if s.spec.MaxBudget > 0 && s.res.Cost >= s.spec.MaxBudget {
-			return fmt.Errorf("budget of $%.2f spent ($%.4f)", s.spec.MaxBudget, s.res.Cost)
+			return fmt.Errorf("%w: $%.4f of $%.2f", ErrBudget, s.res.Cost, s.spec.MaxBudget)
 		}
 	}
 }

@@ -86,6 +86,21 @@ func (s *session) fork(ctx context.Context) error {
 
 // append makes entries durable, chained after the last one, and keeps them.
 func (s *session) append(ctx context.Context, entries ...store.Entry) error {
+	return s.appendWith(ctx, store.Batch{}, entries...)
+}
+
+// bound is what the workflow commits with this session's prompt.
+func (s *session) bound() store.Batch {
+	if s.opts.With == nil {
+		return store.Batch{}
+	}
+	b := s.opts.With(s.id)
+	b.Entries = nil
+	return b
+}
+
+// appendWith is append in one transaction with the records of b.
+func (s *session) appendWith(ctx context.Context, b store.Batch, entries ...store.Entry) error {
 	parent := ""
 	if n := len(s.entries); n > 0 {
 		parent = s.entries[n-1].UUID
@@ -97,7 +112,8 @@ func (s *session) append(ctx context.Context, entries ...store.Entry) error {
 	}
 	// The store must not see a cancelled context: an entry whose effect
 	// happened has to be recorded even while the run is being interrupted.
-	if err := s.rt.store.Append(context.WithoutCancel(ctx), entries...); err != nil {
+	b.Entries = entries
+	if err := s.rt.store.Commit(context.WithoutCancel(ctx), b); err != nil {
 		return fmt.Errorf("append to session %s: %w", s.id, err)
 	}
 	s.entries = append(s.entries, entries...)

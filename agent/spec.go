@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/store"
 )
 
 // Spec describes an agent (R2.1).
@@ -26,16 +27,37 @@ type RunOptions struct {
 	Resume string     // continue this session id
 	Fork   bool       // with Resume: branch into a new session, the original untouched
 	Sink   event.Sink // receives the run's events; may be nil
+	// With returns the records a workflow commits in the same transaction
+	// as the prompt this Run appends to session (and as the first message
+	// of a handoff successor): "step bound to session + its first message"
+	// is one commit (DESIGN.md §3.7). Entries in the batch are ignored.
+	With func(session string) store.Batch
 	// subPath places the session under a parent's key (subagents, R2.5).
 	subPath string
 	// subagent marks every event of this run as a subagent's (R6.2).
 	subagent string
 }
 
+// Stop says why a Run ended. Workflows decide on it, never on error text.
+type Stop string
+
+// Stop reasons.
+const (
+	StopEnded       Stop = "ended"       // the model ended its turn
+	StopMaxTurns    Stop = "max_turns"   // Spec.MaxTurns responses were made
+	StopBudget      Stop = "budget"      // Spec.MaxBudget was spent
+	StopInterrupted Stop = "interrupted" // Interrupt without a message
+	StopCancelled   Stop = "cancelled"   // ctx ended: a second Ctrl-C, a signal, a deadline (Err says which)
+	StopDiscarded   Stop = "discarded"   // the discard policy abandoned the run
+	StopFailed      Stop = "failed"      // anything else: the model, the store, a fatal API error
+)
+
 // Result is what Run returns (R2.2).
 type Result struct {
 	SessionID string    `json:"session_id"`
 	OK        bool      `json:"ok"`
+	Stop      Stop      `json:"stop"`
+	Err       error     `json:"-"` // the cause when Stop is not StopEnded
 	Cost      float64   `json:"cost"`
 	Turns     int       `json:"turns"`
 	Text      string    `json:"text"`

@@ -106,6 +106,8 @@ type Store interface {
 	PutSummary(ctx context.Context, key, text string) error
 	// Summary returns the latest summary for key.
 	Summary(ctx context.Context, key string) (string, bool, error)
+	// Runs: run state, lineage and manifest rows, committed with entries.
+	Runs
 	Close() error
 }
 

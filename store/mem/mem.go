@@ -30,6 +30,15 @@ type Store struct {
 	uuids     map[string]bool
 	meta      map[string]store.Meta
 	summaries map[string]string
+	runs      []store.Run        // in creation order
+	threads   map[string]*thread // by workspace
+	results   []store.StepResult // in first-write order
+}
+
+// thread is a workspace's current thread: its number, wakes and bindings.
+type thread struct {
+	n, woke  int
+	bindings []store.Binding
 }
 
 // New returns an empty store.
@@ -39,19 +48,49 @@ func New() *Store {
 		uuids:     map[string]bool{},
 		meta:      map[string]store.Meta{},
 		summaries: map[string]string{},
+		threads:   map[string]*thread{},
 	}
 }
 
 // Append adds entries in order, all or none.
 func (s *Store) Append(ctx context.Context, entries ...store.Entry) error {
-	if len(entries) == 0 {
+	return s.Commit(ctx, store.Batch{Entries: entries})
+}
+
+// Commit applies a batch, all or none.
+func (s *Store) Commit(ctx context.Context, b store.Batch) error {
+	if b.Empty() {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("append entries: %w", err)
+		return fmt.Errorf("commit: %w", err)
 	}
+	if err := checkBatch(b); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range b.Entries {
+		if s.uuids[e.UUID] {
+			return fmt.Errorf("append entries: uuid %s: %w", e.UUID, store.ErrDuplicate)
+		}
+	}
+	s.applyRuns(b)
+	for _, e := range b.Entries {
+		s.seq++
+		c := clone(e)
+		c.Seq = s.seq
+		s.entries[e.Key] = append(s.entries[e.Key], c)
+		s.uuids[e.UUID] = true
+	}
+	return nil
+}
+
+// checkBatch refuses a batch a real backend would refuse, before anything
+// is applied.
+func checkBatch(b store.Batch) error {
 	batch := map[string]bool{}
-	for i, e := range entries {
+	for i, e := range b.Entries {
 		if e.Key == "" || e.UUID == "" || e.Kind == "" {
 			return fmt.Errorf("append entries: entry %d: key, uuid and kind are required", i)
 		}
@@ -60,21 +99,144 @@ func (s *Store) Append(ctx context.Context, entries ...store.Entry) error {
 		}
 		batch[e.UUID] = true
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, e := range entries {
-		if s.uuids[e.UUID] {
-			return fmt.Errorf("append entries: uuid %s: %w", e.UUID, store.ErrDuplicate)
+	if b.Run != nil && (b.Run.ID == "" || b.Run.Workspace == "" || b.Run.Status == "") {
+		return errors.New("commit run: id, workspace and status are required")
+	}
+	for _, x := range b.Bind {
+		if x.Workspace == "" || x.Step == "" || x.Session == "" {
+			return errors.New("commit binding: workspace, step and session are required")
 		}
 	}
-	for _, e := range entries {
-		s.seq++
-		c := clone(e)
-		c.Seq = s.seq
-		s.entries[e.Key] = append(s.entries[e.Key], c)
-		s.uuids[e.UUID] = true
+	for _, r := range b.Results {
+		if r.Run == "" || r.Step == "" {
+			return errors.New("commit result: run and step are required")
+		}
 	}
 	return nil
+}
+
+// applyRuns applies the run-state part of a batch; s.mu is held.
+func (s *Store) applyRuns(b store.Batch) {
+	if b.Archive != "" {
+		t := s.thread(b.Archive)
+		*t = thread{n: t.n + 1}
+	}
+	if b.Wake != "" {
+		s.thread(b.Wake).woke++
+	}
+	for _, x := range b.Bind {
+		t := s.thread(x.Workspace)
+		t.bindings = append(t.bindings, x)
+	}
+	if b.Run != nil {
+		s.putRun(cloneRun(*b.Run))
+	}
+	for _, r := range b.Results {
+		s.putResult(cloneResult(r))
+	}
+}
+
+func (s *Store) thread(ws string) *thread {
+	t := s.threads[ws]
+	if t == nil {
+		t = &thread{}
+		s.threads[ws] = t
+	}
+	return t
+}
+
+func (s *Store) putRun(r store.Run) {
+	for i := range s.runs {
+		if s.runs[i].ID == r.ID {
+			s.runs[i] = r
+			return
+		}
+	}
+	s.runs = append(s.runs, r)
+}
+
+func (s *Store) putResult(r store.StepResult) {
+	for i := range s.results {
+		if s.results[i].Run == r.Run && s.results[i].Step == r.Step {
+			s.results[i] = r
+			return
+		}
+	}
+	s.results = append(s.results, r)
+}
+
+// Run returns a copy of the run of that id.
+func (s *Store) Run(ctx context.Context, id string) (store.Run, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return store.Run{}, false, fmt.Errorf("run %s: %w", id, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.runs {
+		if r.ID == id {
+			return cloneRun(r), true, nil
+		}
+	}
+	return store.Run{}, false, nil
+}
+
+// Runs lists copies of the runs of workspace ("" for all), oldest first.
+func (s *Store) Runs(ctx context.Context, workspace string) ([]store.Run, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("runs: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []store.Run
+	for _, r := range s.runs {
+		if workspace == "" || r.Workspace == workspace {
+			out = append(out, cloneRun(r))
+		}
+	}
+	return out, nil
+}
+
+// Lineage returns the current thread of workspace.
+func (s *Store) Lineage(ctx context.Context, workspace string) (store.Lineage, error) {
+	if err := ctx.Err(); err != nil {
+		return store.Lineage{}, fmt.Errorf("lineage: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[workspace]
+	if t == nil {
+		return store.LineageOf(workspace, 0, 0, nil), nil
+	}
+	return store.LineageOf(workspace, t.n, t.woke, t.bindings), nil
+}
+
+// Results returns copies of the results of run ("" for all).
+func (s *Store) Results(ctx context.Context, run string) ([]store.StepResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []store.StepResult
+	for _, r := range s.results {
+		if run == "" || r.Run == run {
+			out = append(out, cloneResult(r))
+		}
+	}
+	return out, nil
+}
+
+func cloneRun(r store.Run) store.Run {
+	r.Done = append([]string(nil), r.Done...)
+	r.Created, r.Updated = r.Created.Round(0), r.Updated.Round(0)
+	return r
+}
+
+func cloneResult(r store.StepResult) store.StepResult {
+	r.Errors = append([]string(nil), r.Errors...)
+	r.Retired = append([]string(nil), r.Retired...)
+	r.StartedAt, r.EndedAt = r.StartedAt.Round(0), r.EndedAt.Round(0)
+	return r
 }
 
 // Last returns a copy of the newest entry of key with that kind.
