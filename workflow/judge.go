@@ -67,96 +67,112 @@ func lastVerdict(entries []store.Entry) (Verdict, bool) {
 
 // judge runs verdict rounds: a fresh judge each round (R3.8), findings of a
 // failed verdict back to the work session as work#round<N> (R3.15).
-func (r *runner) judge(ctx context.Context, out Outcome) (Outcome, *agent.Result) {
+func (r *runner) judge(ctx context.Context, out Outcome) (Outcome, *agent.Result, error) {
 	j := r.w.Judge
 	rounds := j.Rounds
 	if rounds <= 0 {
 		rounds = 3
 	}
-	if res := r.finishRework(ctx); res != nil {
-		return out, res
+	if res, err := r.finishRework(ctx); res != nil || err != nil {
+		return out, res, err
 	}
 	for n := 0; n <= rounds; n++ { // rounds reset on every wake (R3.14)
-		if r.state.Judge == "" { // else a crash cut this round: finish it
-			r.state.Round++
-		}
-		v, res := r.verdict(ctx, r.state.Round)
-		if res != nil {
-			return out, res
+		v, res, err := r.verdict(ctx)
+		if res != nil || err != nil {
+			return out, res, err
 		}
 		out.Passed, out.Verdict = v.Pass, v.Findings
 		if v.Pass || n == rounds {
-			return out, nil
+			return out, nil, nil
 		}
-		if res := r.rework(ctx, r.state.Round, v.Findings); res != nil {
-			return out, res
+		if res, err := r.rework(ctx, r.run.Round, v.Findings); res != nil || err != nil {
+			return out, res, err
 		}
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // finishRework completes a rework round a crash cut, before judging again.
-func (r *runner) finishRework(ctx context.Context) *agent.Result {
-	j := r.w.Judge
-	if !r.resumed || r.state.Step != j.Work || r.state.Session == "" {
-		return nil
+func (r *runner) finishRework(ctx context.Context) (*agent.Result, error) {
+	if !r.cut(r.w.Judge.Work) {
+		return nil, nil
 	}
-	return r.reworkRound(ctx, r.state.Round, plan{session: r.state.Session, connected: true})
+	return r.reworkRound(ctx, r.run.Row, r.cutPlan(""))
 }
 
-func (r *runner) workStep() Step {
-	for _, s := range r.w.Steps {
+func (r *runner) workStep() (int, Step) {
+	for i, s := range r.w.Steps {
 		if s.Name == r.w.Judge.Work {
-			return s
+			return i, s
 		}
 	}
-	return Step{Name: r.w.Judge.Work}
+	return len(r.w.Steps) - 1, Step{Name: r.w.Judge.Work}
 }
 
-// verdict runs one judge round, or finishes the one a crash cut.
-func (r *runner) verdict(ctx context.Context, round int) (Verdict, *agent.Result) {
+// judgeStep names the judge in the run's step in flight.
+const judgeStep = "·judge"
+
+// verdict runs one judge round, or finishes the one a crash cut. The
+// round's number and row are durable before its request; its session is
+// named with its prompt.
+func (r *runner) verdict(ctx context.Context) (Verdict, *agent.Result, error) {
 	j := r.w.Judge
-	row := fmt.Sprintf("%s·judge#%d", j.Work, round)
 	resume, prompt := "", j.Prompt
-	if r.state.Judge != "" {
-		resume, prompt = r.state.Judge, "" // a cut round resumes its own session
+	if r.cut(judgeStep) && r.run.Judge != "" {
+		resume, prompt = r.run.Judge, "" // a cut round resumes its own session
+	} else if !r.cut(judgeStep) {
+		r.run.Round++
+		r.run.Judge = ""
 	}
-	r.emit(event.Event{Kind: event.Step, Text: r.header(len(r.w.Steps), fmt.Sprintf("judge round %d", round), "fresh eyes"),
-		Payload: map[string]any{"step": row, "judge": true}})
-	res := r.rt.Run(ctx, j.Spec, prompt, agent.RunOptions{Resume: resume, Sink: r.stepSink(row, true)})
-	r.record(row, res)
+	row := fmt.Sprintf("%s·judge#%d", j.Work, r.run.Round)
+	if err := r.begin(ctx, judgeStep, row, plan{session: resume}); err != nil {
+		return Verdict{}, nil, err
+	}
+	r.emit(event.Event{Kind: event.Step, Text: r.header(len(r.w.Steps), fmt.Sprintf("judge round %d", r.run.Round), "fresh eyes"),
+		Payload: r.stepPayload(len(r.w.Steps), row, false, map[string]any{"judge": true})})
+	res := r.rt.Run(ctx, j.Spec, prompt, agent.RunOptions{Resume: resume, Sink: r.stepSink(row), With: r.bindJudge()})
+	if err := r.reload(ctx); err != nil {
+		return Verdict{}, nil, err
+	}
 	if !res.OK {
-		return Verdict{}, &res
+		return Verdict{}, &res, r.record(ctx, row, res, false)
 	}
-	entries, err := r.rt.Store().Load(ctx, store.SessionKey(r.rt.Workspace(), res.SessionID))
+	entries, err := r.st.Load(ctx, store.SessionKey(r.ws, res.SessionID))
 	v, ok := lastVerdict(entries)
 	if err != nil || !ok {
 		v = Verdict{Findings: "The judge ended without calling the verdict tool; treat the work as unverified."}
 	}
-	r.state.Judge = ""
-	r.saveState()
-	return v, nil
+	return v, nil, r.record(ctx, row, res, true)
+}
+
+// bindJudge names the judge round's session in the run, with its prompt.
+// A judge's session never enters the lineage (R3.8).
+func (r *runner) bindJudge() func(session string) store.Batch {
+	return func(session string) store.Batch {
+		run := r.run
+		run.Judge, run.Session, run.Prompt, run.Updated = session, session, "", r.opts.Now()
+		return store.Batch{Run: &run}
+	}
 }
 
 // rework sends a failed verdict's findings to the work session.
-func (r *runner) rework(ctx context.Context, round int, findings string) *agent.Result {
+func (r *runner) rework(ctx context.Context, round int, findings string) (*agent.Result, error) {
 	j := r.w.Judge
 	prompt := "The judge checked your work against the goals and it does not pass yet. Fix these findings, verify, then end your turn:\n\n" + findings
 	if j.Findings != nil {
 		prompt = j.Findings(round, findings)
 	}
-	return r.reworkRound(ctx, round, plan{session: r.sessionOf(j.Work), prompt: prompt, connected: true})
+	row := fmt.Sprintf("%s#round%d", j.Work, round)
+	return r.reworkRound(ctx, row, plan{session: r.sessionOf(j.Work), prompt: prompt, connected: true})
 }
 
-// reworkRound runs work#round<N> in the work session and, once it is done,
-// clears the step in flight.
-func (r *runner) reworkRound(ctx context.Context, round int, p plan) *agent.Result {
-	row := fmt.Sprintf("%s#round%d", r.w.Judge.Work, round)
-	res := r.attempt(ctx, len(r.w.Steps)-1, r.workStep(), row, p)
-	if !res.OK {
-		return &res
+// reworkRound runs a work#round<N> attempt in the work session; once it is
+// done no step is in flight.
+func (r *runner) reworkRound(ctx context.Context, row string, p plan) (*agent.Result, error) {
+	i, st := r.workStep()
+	res, err := r.attempt(ctx, i, st, row, p)
+	if err != nil || !res.OK {
+		return &res, err
 	}
-	r.state.Step, r.state.Session = "", ""
-	r.saveState()
-	return nil
+	return nil, nil
 }

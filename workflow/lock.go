@@ -1,19 +1,21 @@
 package workflow
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"syscall"
 	"time"
+
+	"github.com/flower-run/flower/store"
 )
 
-// LockFile marks the process driving the runs of a run dir. The lock is an
-// flock, so it dies with its process: a crash never leaves a stale lease
-// (DESIGN.md §3.6).
+// LockFile marks the process driving the runs of a run dir. The lock is a
+// file lock held open by its process, so it dies with it: a crash never
+// leaves a stale lease (DESIGN.md §3.6). Readers (flower ps, status) test
+// it without taking it, so they never make a starting flower wait or fail.
 const LockFile = "flower.lock"
 
 // Owner is who holds the lock.
@@ -29,7 +31,7 @@ var ErrBusy = errors.New("run dir in use")
 // Lock takes the run dir for this process. It fails at once, naming the
 // holder, when another live process has it.
 func Lock(runDir string, now time.Time) (unlock func(), err error) {
-	if err := os.MkdirAll(runDir, 0o755); err != nil {
+	if err := os.MkdirAll(runDir, 0o700); err != nil {
 		return nil, fmt.Errorf("lock run dir: %w", err)
 	}
 	path := filepath.Join(runDir, LockFile)
@@ -37,85 +39,99 @@ func Lock(runDir string, now time.Time) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock run dir: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockFD(f); err != nil {
 		f.Close()
 		o, _ := Holder(runDir)
-		return nil, fmt.Errorf("%w: flower pid %d on %s has driven %s since %s: wait for it, stop it, or give this one its own -r RUN_DIR",
+		return nil, fmt.Errorf("%w: flower pid %d on %s has driven %s since %s: wait for it to end or stop it (flower ps shows it)",
 			ErrBusy, o.PID, o.Host, runDir, o.Since.Format("15:04:05"))
 	}
 	host, _ := os.Hostname()
 	data, _ := json.Marshal(Owner{PID: os.Getpid(), Host: host, Since: now})
 	f.Truncate(0)
 	f.WriteAt(data, 0)
-	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+	return func() { unlockFD(f); f.Close() }, nil
 }
 
-// Holder reports who last took the lock and whether it is held now.
+// Holder reports who last took the lock and whether it is held now. It
+// only tests the lock.
 func Holder(runDir string) (Owner, bool) {
 	path := filepath.Join(runDir, LockFile)
 	var o Owner
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return o, false
-	}
-	json.Unmarshal(data, &o)
 	f, err := os.Open(path)
 	if err != nil {
 		return o, false
 	}
 	defer f.Close()
-	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
-		return o, true
-	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return o, false
+	data, _ := os.ReadFile(path)
+	json.Unmarshal(data, &o)
+	return o, lockedFD(f)
 }
 
-// InFlight is the run of a run dir as flower ps shows it.
-type InFlight struct {
-	Run, Status, Step, Session string
-	Done                       []string
-	Owner                      Owner
-	Live                       bool // a process drives it now
+// RunInfo is a run as flower ps shows it.
+type RunInfo struct {
+	store.Run
+	Owner Owner
+	Live  bool // a process drives it now
 }
 
-// Runs lists the run of runDir, if its state file holds one.
-func Runs(runDir string) []InFlight {
-	st, _ := loadState(runDir)
-	if st == nil {
-		return nil
+// List returns the runs of a workspace: the ones in flight, or all of them,
+// oldest first. It reads the store only.
+func List(ctx context.Context, s store.Store, runDir, ws string, all bool) ([]RunInfo, error) {
+	runs, err := s.Runs(ctx, ws)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
 	}
-	f := InFlight{Run: st.Run, Status: st.Status, Step: st.Step, Session: st.Session}
-	for name, ok := range st.Done {
-		if ok {
-			f.Done = append(f.Done, name)
+	owner, live := Holder(runDir)
+	var out []RunInfo
+	for _, r := range runs {
+		if !all && r.Status != store.RunInFlight {
+			continue
 		}
+		info := RunInfo{Run: r}
+		if r.Status == store.RunInFlight && r.Holder == fmt.Sprintf("%s pid %d", owner.Host, owner.PID) {
+			info.Owner, info.Live = owner, live
+		}
+		out = append(out, info)
 	}
-	sort.Strings(f.Done)
-	f.Owner, f.Live = Holder(runDir)
-	return []InFlight{f}
+	return out, nil
 }
 
-// Discard abandons an in-flight run: the next wake starts a new one. The
-// run's sessions and rows stay.
-func Discard(runDir, run string) error {
-	st, _ := loadState(runDir)
-	if st == nil || st.Run != run {
-		return fmt.Errorf("no run %s in %s (flower ps lists them)", run, runDir)
+// Discard abandons an in-flight run: a later wake never finishes it. Its
+// sessions and rows stay.
+func Discard(ctx context.Context, s store.Store, ws, id string, now time.Time) error {
+	r, ok, err := s.Run(ctx, id)
+	if err != nil {
+		return fmt.Errorf("discard %s: %w", id, err)
 	}
-	if st.Status != StatusRunning {
-		return fmt.Errorf("run %s is not in flight: it is %s", run, st.Status)
+	if !ok || r.Workspace != ws {
+		return fmt.Errorf("no run %s in this workspace (flower ps --all lists them)", id)
 	}
-	st.Status = StatusDiscarded
-	return st.save()
-}
-
-// Reset removes the in-flight run state of runDir; sessions, lineage and
-// manifest stay.
-func Reset(runDir string) error {
-	err := os.Remove(filepath.Join(runDir, StateFile))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("reset: %w", err)
+	if r.Status != store.RunInFlight {
+		return fmt.Errorf("run %s is not in flight: it is %s", id, r.Status)
+	}
+	r.Status, r.Outcome, r.Holder, r.Updated = store.RunDiscarded, "discarded", "", now
+	if err := s.Commit(ctx, store.Batch{Run: &r}); err != nil {
+		return fmt.Errorf("discard %s: %w", id, err)
 	}
 	return nil
+}
+
+// DiscardAll abandons every in-flight run of a workspace and returns their
+// ids (flower --reset, /new).
+func DiscardAll(ctx context.Context, s store.Store, ws string, now time.Time) ([]string, error) {
+	runs, err := s.Runs(ctx, ws)
+	if err != nil {
+		return nil, fmt.Errorf("read runs: %w", err)
+	}
+	var ids []string
+	for _, r := range runs {
+		if r.Status != store.RunInFlight {
+			continue
+		}
+		if err := Discard(ctx, s, ws, r.ID, now); err != nil {
+			return ids, err
+		}
+		ids = append(ids, r.ID)
+	}
+	return ids, nil
 }

@@ -1,10 +1,13 @@
 package workflow
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/flower-run/flower/store"
 )
 
 // Workbench paths, relative to the workspace.
@@ -81,14 +84,20 @@ type State struct {
 	Steps  map[string]string // step -> session
 }
 
-// WakeState probes a workspace and run dir. It writes nothing.
-func WakeState(workspace, runDir string) State {
+// WakeState probes a workspace and its thread in the store (nil: none
+// yet). It writes nothing.
+func WakeState(workspace string, s store.Store) State {
 	ws, err := filepath.Abs(workspace)
 	if err != nil {
 		ws = workspace
 	}
 	b := ParseBrief(readNote(ws, BriefPath))
-	l, _ := LoadLineage(runDir, ws, nil)
-	return State{Waking: b.Complete(), Brief: b.Text, Goal: b.Sections["Goal"],
-		Checks: CountChecks(readNote(ws, GoalsPath)), Woke: l.Woke, Steps: l.Steps}
+	st := State{Waking: b.Complete(), Brief: b.Text, Goal: b.Sections["Goal"],
+		Checks: CountChecks(readNote(ws, GoalsPath)), Steps: map[string]string{}}
+	if s != nil {
+		if l, err := s.Lineage(context.Background(), ws); err == nil {
+			st.Woke, st.Steps = l.Woke, l.Steps
+		}
+	}
+	return st
 }

@@ -6,25 +6,28 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
+	"os"
 	"time"
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/resilience"
+	"github.com/flower-run/flower/store"
 )
 
-// runner is one process's execution of a workflow.
+// runner is one process's execution of a workflow. Its run and lineage are
+// copies of the store's records, reloaded after every commit the agent
+// makes on its behalf; the store is the only truth (DESIGN.md §3.7).
 type runner struct {
-	w        *Workflow
-	rt       *agent.Runtime
-	opts     Options
-	lineage  *Lineage
-	state    *runState
-	manifest *Manifest
-	resumed  bool
-	sessions map[string]string // step -> session, this run
+	w       *Workflow
+	rt      *agent.Runtime
+	st      store.Store
+	ws      string
+	opts    Options
+	run     store.Run
+	lineage store.Lineage
+	dead    map[string]bool // steps whose lineage session is gone from the store
+	resumed bool
 }
 
 func newRunner(w *Workflow, rt *agent.Runtime, opts Options) *runner {
@@ -34,7 +37,7 @@ func newRunner(w *Workflow, rt *agent.Runtime, opts Options) *runner {
 	if opts.RunDir == "" {
 		opts.RunDir = "runs"
 	}
-	return &runner{w: w, rt: rt, opts: opts, sessions: map[string]string{}}
+	return &runner{w: w, rt: rt, st: rt.Store(), ws: rt.Workspace(), opts: opts, dead: map[string]bool{}}
 }
 
 func (r *runner) emit(e event.Event) {
@@ -51,28 +54,79 @@ func (r *runner) warn(text string) {
 	}
 }
 
-// prepare loads the lineage and the run state, counts the wake and decides
-// whether this process finishes a cut run or starts a new one.
-func (r *runner) prepare() {
-	var note string
-	r.lineage, note = LoadLineage(r.opts.RunDir, r.rt.Workspace(), r.rt.HasSession)
-	r.warn(note)
-	st, note := loadState(r.opts.RunDir)
-	r.warn(note)
-	if st != nil && st.Status == StatusRunning && !r.opts.NoRestore {
-		r.state, r.resumed = st, true
+// ErrNoRun is returned when Options.RunID names no in-flight run.
+var ErrNoRun = errors.New("no such run in flight")
+
+// prepare picks the run this process drives (the cut one, or a new one)
+// and counts the wake, in one commit.
+func (r *runner) prepare(ctx context.Context) error {
+	cut, err := r.cutRun(ctx)
+	if err != nil {
+		return err
+	}
+	if cut != nil {
+		r.run, r.resumed = *cut, true
 	} else {
-		r.state = newState(r.opts.RunDir, newRunID(r.opts.Now(), randHex), "")
+		now := r.opts.Now()
+		r.run = store.Run{ID: newRunID(now, randHex), Workspace: r.ws, Status: store.RunInFlight,
+			Task: r.opts.Task, Phrase: r.opts.Phrase, Created: now}
 	}
-	r.manifest = NewManifest(r.opts.RunDir, r.state.Run)
-	if _, err := ReadManifest(filepath.Join(r.opts.RunDir, ManifestFile)); err != nil {
-		r.warn(fmt.Sprintf("ignored %v: starting a new manifest", err))
-	}
+	r.run.Holder = hostPID()
+	b := store.Batch{Run: &r.run}
 	if !r.opts.SameWake {
-		r.lineage.Woke++
+		b.Wake = r.ws
 	}
-	r.saveLineage()
-	r.saveState()
+	if err := r.commit(ctx, b); err != nil {
+		return err
+	}
+	r.validate()
+	r.exportLineage(ctx)
+	return nil
+}
+
+// cutRun is the in-flight run this process finishes: the one named by
+// RunID, else the newest in flight unless NoRestore asks for a new run.
+func (r *runner) cutRun(ctx context.Context) (*store.Run, error) {
+	if r.opts.RunID != "" {
+		run, ok, err := r.st.Run(ctx, r.opts.RunID)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || run.Status != store.RunInFlight || run.Workspace != r.ws {
+			return nil, fmt.Errorf("%w: %s (flower ps lists the runs in flight)", ErrNoRun, r.opts.RunID)
+		}
+		return &run, nil
+	}
+	if r.opts.NoRestore {
+		return nil, nil
+	}
+	return InFlight(ctx, r.st, r.ws)
+}
+
+// InFlight returns the newest in-flight run of a workspace, if any.
+func InFlight(ctx context.Context, s store.Store, ws string) (*store.Run, error) {
+	runs, err := s.Runs(ctx, ws)
+	if err != nil {
+		return nil, fmt.Errorf("read runs: %w", err)
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].Status == store.RunInFlight {
+			return &runs[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// validate drops, step by step, a lineage session the store no longer has:
+// that step starts afresh, the live ones stay connected and the wake count
+// survives (R3.3, seed 000).
+func (r *runner) validate() {
+	for step, id := range r.lineage.Steps {
+		if !r.rt.HasSession(id) {
+			r.dead[step] = true
+			r.warn(fmt.Sprintf("step %s's session %s is not in the store: that step starts a new session", step, id))
+		}
+	}
 }
 
 func randHex() string {
@@ -81,78 +135,142 @@ func randHex() string {
 	return hex.EncodeToString(b)
 }
 
-// saveLineage and saveState report a failed write as a warning: connection
-// is an extra and never fails the run (R3.2).
-func (r *runner) saveLineage() {
-	if err := r.lineage.Save(); err != nil {
-		r.warn("lineage not saved: " + err.Error())
+func newRunID(now time.Time, rnd func() string) string {
+	return fmt.Sprintf("%s-%s", now.Format("20060102-150405"), rnd())
+}
+
+// commit writes a batch holding the run as it is now, then reloads the run
+// and the lineage. A failed commit stops the run: the store is the truth.
+func (r *runner) commit(ctx context.Context, b store.Batch) error {
+	if b.Run != nil {
+		b.Run.Updated = r.opts.Now()
+	}
+	if err := r.st.Commit(context.WithoutCancel(ctx), b); err != nil {
+		return fmt.Errorf("record run %s: %w", r.run.ID, err)
+	}
+	return r.reload(ctx)
+}
+
+// reload reads the run and the lineage back from the store, after the
+// runner or the agent (through RunOptions.With) committed.
+func (r *runner) reload(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
+	run, ok, err := r.st.Run(ctx, r.run.ID)
+	if err != nil {
+		return fmt.Errorf("read run %s: %w", r.run.ID, err)
+	}
+	if ok {
+		r.run = run
+	}
+	l, err := r.st.Lineage(ctx, r.ws)
+	if err != nil {
+		return fmt.Errorf("read lineage: %w", err)
+	}
+	r.lineage = l
+	return nil
+}
+
+// exportLineage and exportManifest refresh the run dir's JSON exports; a
+// failed export is a warning: the store holds the truth.
+func (r *runner) exportLineage(ctx context.Context) {
+	if err := ExportLineage(context.WithoutCancel(ctx), r.st, r.opts.RunDir, r.ws); err != nil {
+		r.warn(err.Error())
 	}
 }
 
-func (r *runner) saveState() {
-	if err := r.state.save(); err != nil {
-		r.warn("run state not saved: " + err.Error())
+func (r *runner) exportManifest(ctx context.Context) {
+	if err := ExportManifest(context.WithoutCancel(ctx), r.st, r.opts.RunDir); err != nil {
+		r.warn(err.Error())
 	}
 }
 
-func (r *runner) run(ctx context.Context) Outcome {
-	r.prepare()
-	out := Outcome{Run: r.state.Run, Resumed: r.resumed}
+func (r *runner) runAll(ctx context.Context) Outcome {
+	if err := r.prepare(ctx); err != nil {
+		return Outcome{Err: err}
+	}
+	out := Outcome{Run: r.run.ID, Resumed: r.resumed}
+	if r.w.Begin != nil {
+		if err := r.w.Begin(r.run); err != nil {
+			out.Err = err
+			return r.outcome(out)
+		}
+	}
 	for i, st := range r.w.Steps {
-		res, done := r.step(ctx, i, st)
-		if !done {
-			return r.finish(out, res)
+		res, err := r.step(ctx, i, st)
+		if err != nil || res != nil {
+			return r.finish(ctx, out, res, err)
 		}
 	}
 	if r.w.Judge == nil {
 		out.Passed = true
-		return r.finish(out, nil)
+		return r.finish(ctx, out, nil, nil)
 	}
-	return r.finish(r.judge(ctx, out))
+	out, res, err := r.judge(ctx, out)
+	return r.finish(ctx, out, res, err)
 }
 
-// finish records how the run ended. An interrupted run stays "running" so
-// the next wake finishes it.
-func (r *runner) finish(out Outcome, res *agent.Result) Outcome {
+// finish records how the run ended. A stopped run (interrupt, signal,
+// cancelled context) stays in flight so the next wake finishes it.
+func (r *runner) finish(ctx context.Context, out Outcome, res *agent.Result, err error) Outcome {
 	switch {
-	case res != nil && interrupted(*res):
+	case err != nil:
+		out.Err = err
+		return r.outcome(out)
+	case res != nil && stopped(*res):
 		out.Interrupted = true
-		out.Err = errors.New("interrupted")
-		return out
+		out.Err = fmt.Errorf("%s: %w", r.run.Row, errStopped)
+		return r.outcome(out)
 	case res != nil:
-		out.Err = fmt.Errorf("step failed: %s", res.Error)
+		out.Step = r.run.Row
+		out.Err = fmt.Errorf("step %s failed: %s", r.run.Row, res.Error)
 	}
-	r.state.Status, r.state.Step = StatusDone, ""
+	r.run.Status, r.run.Outcome = store.RunFinished, "failed"
 	switch {
-	case res != nil && discarded(*res):
-		r.state.Status = StatusDiscarded
-	case !out.Passed:
-		r.state.Status = StatusFailed
+	case res != nil && res.Stop == agent.StopDiscarded:
+		r.run.Status, r.run.Outcome = store.RunDiscarded, "discarded"
+	case out.Passed:
+		r.run.Outcome = "passed"
 	}
-	r.saveState()
+	r.clearStep()
+	r.run.Holder = ""
+	if err := r.commit(ctx, store.Batch{Run: &r.run}); err != nil && out.Err == nil {
+		out.Err = err
+	}
+	return r.outcome(out)
+}
+
+// outcome completes out with what the store says of the thread.
+func (r *runner) outcome(out Outcome) Outcome {
+	out.Woke = r.lineage.Woke
+	out.Sessions = r.lineage.Steps
 	return out
 }
+
+// errStopped is the cause of an Outcome whose run was stopped, not failed.
+var errStopped = errors.New("interrupted")
 
 // ErrKilledBySignal is the cause a front end gives when SIGTERM or SIGHUP
 // stops the run: the in-flight step's row says so (R3.7).
 var ErrKilledBySignal = errors.New("killed-by-signal")
 
-// interrupted reports whether a step was stopped rather than failed: the
-// run stays in flight and the next wake finishes it.
-func interrupted(res agent.Result) bool {
-	switch res.Error {
-	case "interrupted", "context canceled", ErrKilledBySignal.Error():
-		return true
-	}
-	return false
+// stopped reports whether a step was stopped rather than failed: the run
+// stays in flight and the next wake finishes it.
+func stopped(res agent.Result) bool {
+	return res.Stop == agent.StopInterrupted || res.Stop == agent.StopCancelled
 }
 
 // transient reports whether a failed step may be retried: not when it was
 // stopped, failed for good, or abandoned by the discard policy.
 func transient(res agent.Result) bool {
-	return !interrupted(res) && !discarded(res) && resilience.Classify(res.Error) != resilience.Fatal
+	switch res.Stop {
+	case agent.StopEnded, agent.StopInterrupted, agent.StopCancelled, agent.StopDiscarded:
+		return false
+	}
+	return resilience.Classify(res.Error) != resilience.Fatal
 }
 
-func discarded(res agent.Result) bool {
-	return strings.HasPrefix(res.Error, agent.ErrDiscarded.Error())
+// hostPID names this process for people reading flower ps.
+func hostPID() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s pid %d", host, os.Getpid())
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/internal/atomicfile"
+	"github.com/flower-run/flower/store"
 )
 
 // StarterOptions shape the starter flow of flower "task" (R3.15).
@@ -62,6 +63,11 @@ func Starter(o StarterOptions) *Workflow {
 			Prompt:       "Do the work. The brief is " + BriefPath + " and the checks you will be judged on are in " + GoalsPath + ".",
 			ResumePrompt: workResume(o.Phrase)},
 	)
+	if o.Phrase != "" {
+		// The phrase is durable in the run before it reaches the brief: a
+		// crash in between adds it on the wake that finishes the run.
+		w.Begin = func(run store.Run) error { return AddOnWake(o.Workspace, o.Phrase, run.Created) }
+	}
 	w.Judge = &Judge{Spec: spec("judge", judgeInstructions, JudgeTools), Work: "work", Rounds: o.Rounds,
 		Prompt: "Judge the work in this directory against every check in " + GoalsPath + " (the brief is " + BriefPath + "). " +
 			"Verify each check yourself, then call verdict."}
@@ -86,14 +92,18 @@ func workResume(phrase string) string {
 }
 
 // AddOnWake appends a phrase to the brief under "## Added on wake" with the
-// time, atomically (R3.9).
+// time, atomically (R3.9). A brief that already has that line is left as
+// it is, so the wake that finishes a cut run adds the phrase once.
 func AddOnWake(workspace, phrase string, now time.Time) error {
 	path := filepath.Join(workspace, BriefPath)
 	old, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("add to brief: %w", err)
 	}
-	text := strings.TrimRight(string(old), "\n") + "\n\n## Added on wake\n\n" +
-		now.Format("2006-01-02 15:04") + ": " + phrase + "\n"
+	line := now.Format("2006-01-02 15:04") + ": " + phrase + "\n"
+	if strings.Contains(string(old), "\n"+line) {
+		return nil
+	}
+	text := strings.TrimRight(string(old), "\n") + "\n\n## Added on wake\n\n" + line
 	return atomicfile.WriteFile(path, []byte(text), 0o644)
 }

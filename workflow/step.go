@@ -2,10 +2,12 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/store"
 )
 
 // ResumePrompt is what a retried step receives: its session already holds
@@ -20,53 +22,61 @@ type plan struct {
 	connected bool
 }
 
-// step runs step i unless it is done or frozen, with retries; it reports
-// the failing result when the run cannot go on.
-func (r *runner) step(ctx context.Context, i int, st Step) (*agent.Result, bool) {
-	if r.state.Done[st.Name] {
-		return nil, true
+// step runs step i unless it is done or frozen, with retries. It returns
+// the failing result when the run cannot go on, or an error when the store
+// could not record it.
+func (r *runner) step(ctx context.Context, i int, st Step) (*agent.Result, error) {
+	if r.run.IsDone(st.Name) {
+		return nil, nil
 	}
-	if st.Frozen != nil && !r.cut(st.Name) && st.Frozen() {
+	cut := r.cut(st.Name)
+	if st.Frozen != nil && !cut && st.Frozen() {
 		r.emit(event.Event{Kind: event.Step, Text: r.header(i, st.Name, "frozen, skipped"),
-			Payload: map[string]any{"step": st.Name, "n": i + 1, "total": r.total(), "skipped": true}})
-		r.markDone(st.Name)
-		return nil, true
+			Payload: r.stepPayload(i, st.Name, false, map[string]any{"skipped": true})})
+		return nil, r.markDone(ctx, st.Name)
 	}
-	p := r.planStep(st)
-	res := r.attempt(ctx, i, st, st.Name, p)
-	for n := 1; !res.OK && transient(res) && n <= maxStepRetries; n++ {
-		res = r.attempt(ctx, i, st, fmt.Sprintf("%s#retry%d", st.Name, n),
+	row, p := st.Name, r.planStep(st)
+	if cut {
+		row, p = r.run.Row, r.cutPlan(st.CrashPrompt)
+	}
+	res, err := r.attempt(ctx, i, st, row, p)
+	for n := 1; err == nil && !res.OK && transient(res) && n <= maxStepRetries; n++ {
+		res, err = r.attempt(ctx, i, st, fmt.Sprintf("%s#retry%d", st.Name, n),
 			plan{session: res.SessionID, prompt: ResumePrompt, connected: true})
 	}
-	if !res.OK {
-		return &res, false
+	if err != nil || !res.OK {
+		return &res, err
 	}
-	r.markDone(st.Name)
-	return nil, true
+	return nil, nil
 }
 
-func (r *runner) markDone(name string) {
-	r.state.Done[name], r.state.Step, r.state.Session, r.state.Prompt = true, "", "", ""
-	r.saveState()
+// maxStepRetries bounds #retry attempts of a failed step.
+const maxStepRetries = 2
+
+// cut reports whether a crash (or a stop) cut this step: the run names it
+// as the step in flight. It is finished where it stopped, even when its
+// output already makes it look frozen: the step had not ended (R3.1, R5.3).
+func (r *runner) cut(step string) bool {
+	return r.resumed && r.run.Step == step
+}
+
+// cutPlan continues the attempt in flight: in its session once the prompt
+// reached it, else from the start the run recorded for it.
+func (r *runner) cutPlan(crashPrompt string) plan {
+	if r.run.Session != "" {
+		return plan{session: r.run.Session, prompt: crashPrompt, connected: true}
+	}
+	return plan{session: r.run.From, fork: r.run.Fork, prompt: r.run.Prompt, connected: r.run.From != ""}
 }
 
 // planStep picks the session and prompt of a step (R3.5, R3.10, R3.11).
 func (r *runner) planStep(st Step) plan {
-	if r.cut(st.Name) {
-		// A crash cut this step: go on exactly where it stopped.
-		return plan{session: r.state.Session, prompt: st.CrashPrompt, connected: true}
-	}
-	if r.resumed && r.state.Step == st.Name && r.state.Prompt != "" {
-		// A crash cut this step before its new session was known: start it
-		// again with the prompt it had (a bare wake may not know the task).
-		return plan{prompt: r.state.Prompt}
-	}
 	if st.ResumeFrom != "" {
 		if id := r.sessionOf(st.ResumeFrom); id != "" {
 			return plan{session: id, fork: st.Fork, prompt: st.Prompt, connected: true}
 		}
 	}
-	if id := r.lineage.Steps[st.Name]; r.w.Continuous && id != "" {
+	if id := r.sessionOf(st.Name); id != "" {
 		prompt := st.ResumePrompt
 		if prompt == "" {
 			prompt = st.Prompt
@@ -76,50 +86,124 @@ func (r *runner) planStep(st Step) plan {
 	return plan{prompt: st.Prompt}
 }
 
-// cut reports whether a crash cut this step once its session was known.
-// It is finished where it stopped, even when its output already makes it
-// look frozen: the step had not ended (R3.1, R5.3).
-func (r *runner) cut(step string) bool {
-	return r.resumed && r.state.Step == step && r.state.Session != ""
-}
-
-// sessionOf is a step's session in this run, else in the lineage.
+// sessionOf is a step's session in the thread, if it may be continued.
 func (r *runner) sessionOf(step string) string {
-	if id := r.sessions[step]; id != "" {
-		return id
+	if !r.w.Continuous || r.dead[step] {
+		return ""
 	}
-	if r.w.Continuous {
-		return r.lineage.Steps[step]
-	}
-	return ""
+	return r.lineage.Steps[step]
 }
 
-// attempt runs one attempt of a step and records it.
-func (r *runner) attempt(ctx context.Context, i int, st Step, row string, p plan) agent.Result {
+// attempt runs one attempt of a step and records it. Its start is durable
+// before the request: the row, and where and with what prompt it starts.
+func (r *runner) attempt(ctx context.Context, i int, st Step, row string, p plan) (agent.Result, error) {
+	if err := r.begin(ctx, st.Name, row, p); err != nil {
+		return agent.Result{}, err
+	}
 	how := "new session"
 	if p.connected {
 		how = "connected"
 	}
-	if r.state.Step != st.Name {
-		r.state.Step, r.state.Session, r.state.Prompt = st.Name, "", ""
-		if p.session == "" {
-			// Until the first response names the new session, its prompt
-			// exists nowhere else: make it durable before the request.
-			r.state.Prompt = p.prompt
-		}
-		r.saveState()
-	}
 	r.emit(event.Event{Kind: event.Step, Text: r.header(i, row, how),
-		Payload: map[string]any{"step": row, "n": i + 1, "total": r.total(), "connected": p.connected}})
+		Payload: r.stepPayload(i, row, p.connected, nil)})
 	res := r.rt.Run(ctx, st.Spec, p.prompt, agent.RunOptions{Resume: p.session, Fork: p.fork,
-		Sink: r.stepSink(st.Name, false)})
-	r.record(row, res)
-	return res
+		Sink: r.stepSink(st.Name), With: r.bind(st.Name)})
+	if err := r.reload(ctx); err != nil {
+		return res, err
+	}
+	if r.dead[st.Name] && r.lineage.Steps[st.Name] != "" && r.rt.HasSession(r.lineage.Steps[st.Name]) {
+		delete(r.dead, st.Name)
+	}
+	return res, r.record(ctx, row, res, res.OK)
+}
+
+// begin makes the start of an attempt durable. The session is named at
+// once only when no prompt will carry it there: else the binding waits
+// for the prompt, so a crash in between starts the attempt again with it.
+func (r *runner) begin(ctx context.Context, step, row string, p plan) error {
+	r.run.Step, r.run.Row, r.run.From, r.run.Fork, r.run.Prompt, r.run.Session = step, row, p.session, p.fork, p.prompt, ""
+	if p.prompt == "" && !p.fork {
+		r.run.Session = p.session
+	}
+	return r.commit(ctx, store.Batch{Run: &r.run})
+}
+
+// bind is what the agent commits with the prompt of a step's session (or a
+// handoff successor's first message): the run names the session and the
+// lineage binds the step to it, in the same transaction (R3.2).
+func (r *runner) bind(step string) func(session string) store.Batch {
+	return func(session string) store.Batch {
+		run := r.run
+		run.Session, run.Prompt, run.Updated = session, "", r.opts.Now()
+		return store.Batch{Run: &run, Bind: []store.Binding{{Workspace: r.ws, Step: step, Session: session}}}
+	}
+}
+
+// record writes an attempt's manifest row and, when the attempt finished
+// its step, marks the step completed, in one commit (R3.4); then tells
+// OnStep (R6.10). A step cut by exiting at once (a second Ctrl-C) gets no
+// row: the person asked flower to stop doing anything (R3.7).
+func (r *runner) record(ctx context.Context, row string, res agent.Result, finished bool) error {
+	b := store.Batch{Run: &r.run}
+	if finished {
+		if r.run.Step != judgeStep && !r.run.IsDone(r.run.Step) {
+			r.run.Done = append(r.run.Done, r.run.Step)
+		}
+		r.clearStep()
+	}
+	if !(res.Stop == agent.StopCancelled && errors.Is(res.Err, context.Canceled)) {
+		b.Results = []store.StepResult{stepResult(r.run.ID, row, res)}
+	}
+	if err := r.commit(ctx, b); err != nil {
+		return err
+	}
+	if len(b.Results) > 0 {
+		r.exportManifest(ctx)
+	}
+	r.exportLineage(ctx)
+	if r.w.OnStep != nil {
+		func() {
+			defer func() { _ = recover() }()
+			r.w.OnStep(row, res)
+		}()
+	}
+	return nil
+}
+
+// clearStep leaves no step in flight.
+func (r *runner) clearStep() {
+	r.run.Step, r.run.Row, r.run.From, r.run.Fork, r.run.Prompt, r.run.Session, r.run.Judge = "", "", "", false, "", "", ""
+}
+
+// markDone completes a step that ran nothing (frozen).
+func (r *runner) markDone(ctx context.Context, step string) error {
+	r.run.Done = append(r.run.Done, step)
+	r.clearStep()
+	return r.commit(ctx, store.Batch{Run: &r.run})
+}
+
+// stepResult is the manifest row of an attempt.
+func stepResult(run, row string, res agent.Result) store.StepResult {
+	return store.StepResult{Run: run, Step: row, SessionID: res.SessionID, OK: res.OK, CostUSD: res.Cost,
+		NumTurns: res.Turns, Text: res.Text, Error: res.Error, StartedAt: res.Start, EndedAt: res.End,
+		Attempts: res.Attempts, Errors: res.Errors, Resumed: res.Resumed, Retired: res.Retired,
+		Context: res.Context, DurationS: res.End.Sub(res.Start).Seconds()}
 }
 
 // header is a step's title line: n/total and whether it connected (R3.12).
 func (r *runner) header(i int, name, how string) string {
 	return fmt.Sprintf("── %d/%d %s (%s)", i+1, r.total(), name, how)
+}
+
+// stepPayload is a step event's payload: {index, total, resumed, woke} as
+// seed 004 shows, plus the row name.
+func (r *runner) stepPayload(i int, row string, connected bool, extra map[string]any) map[string]any {
+	p := map[string]any{"step": row, "index": i + 1, "n": i + 1, "total": r.total(),
+		"resumed": connected, "connected": connected, "woke": r.lineage.Woke}
+	for k, v := range extra {
+		p[k] = v
+	}
+	return p
 }
 
 // total counts the judge as a step.
@@ -130,52 +214,15 @@ func (r *runner) total() int {
 	return len(r.w.Steps)
 }
 
-// stepSink forwards a step's events, tagged with the step. The moment the
-// step's session is known it goes into the run state and, for a plain step,
-// the lineage (R3.2); a judge's session never enters the lineage (R3.8).
-func (r *runner) stepSink(step string, judge bool) event.Sink {
+// stepSink forwards a step's events, tagged with the step. Nothing durable
+// flows through it: bindings are committed by the agent (RunOptions.With).
+func (r *runner) stepSink(step string) event.Sink {
 	return func(e event.Event) {
-		if id, ok := e.Payload["session"].(string); ok && e.Kind == event.Init && e.Payload["subagent"] == nil {
-			r.known(step, id, judge)
-		}
 		p := map[string]any{"step": step}
 		for k, v := range e.Payload {
 			p[k] = v
 		}
 		e.Payload = p
 		r.emit(e)
-	}
-}
-
-// record appends the attempt to the manifest and tells OnStep (R3.4, R6.10).
-// A step cut by exiting at once (a second Ctrl-C) gets no row: the person
-// asked flower to stop doing anything; its lineage is already saved (R3.7).
-func (r *runner) record(row string, res agent.Result) {
-	if res.Error != context.Canceled.Error() {
-		if err := r.manifest.Record(row, res); err != nil {
-			r.warn("manifest not saved: " + err.Error())
-		}
-	}
-	if r.w.OnStep != nil {
-		func() {
-			defer func() { _ = recover() }()
-			r.w.OnStep(row, res)
-		}()
-	}
-}
-
-func (r *runner) known(step, id string, judge bool) {
-	if judge {
-		r.state.Judge = id
-		r.saveState()
-		return
-	}
-	r.sessions[step] = id
-	if r.state.Session != id {
-		r.state.Session = id
-		r.saveState()
-	}
-	if err := r.lineage.Set(step, id); err != nil {
-		r.warn("lineage not saved: " + err.Error())
 	}
 }

@@ -7,11 +7,11 @@ package workflow
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/store"
 )
 
 // Step is a named unit of a workflow, run by one agent in one session.
@@ -53,9 +53,14 @@ type Workflow struct {
 	Continuous bool
 	// OnStep is called after every step attempt, failures included (R6.10).
 	OnStep func(step string, res agent.Result)
+	// Begin is called once the run this process drives is durable, before
+	// its first step, with the run as stored (a cut run's task and phrase
+	// included). An error ends the run before any step.
+	Begin func(run store.Run) error
 }
 
-// New returns a continuous workflow of steps.
+// New returns a continuous workflow of steps. A Workflow built as a
+// struct literal has Continuous false: every process starts fresh sessions.
 func New(steps ...Step) *Workflow { return &Workflow{Steps: steps, Continuous: true} }
 
 // Options are the per-process options of Run.
@@ -70,6 +75,12 @@ type Options struct {
 	// SameWake does not count a wake: this process already did, in an
 	// earlier Run (the one that finished a run a crash cut).
 	SameWake bool
+	// Task and Phrase are stored with a new run: the person's words that
+	// started it, and the words added on this wake to an existing thread.
+	Task, Phrase string
+	// RunID finishes that in-flight run (flower --run ID) instead of the
+	// newest one.
+	RunID string
 }
 
 // Outcome is how a run ended.
@@ -80,14 +91,9 @@ type Outcome struct {
 	Interrupted bool
 	Verdict     string
 	Err         error
-}
-
-// maxStepRetries bounds #retry attempts of a failed step.
-const maxStepRetries = 2
-
-// newRunID is YYYYmmdd-HHMMSS-<6 hex>.
-func newRunID(now time.Time, rnd func() string) string {
-	return fmt.Sprintf("%s-%s", now.Format("20060102-150405"), rnd())
+	Step        string            // the row of the step that failed, if one did
+	Woke        int               // the thread's wake count
+	Sessions    map[string]string // step -> session, the thread's lineage
 }
 
 // Run runs the workflow, or finishes the run a crash cut.
@@ -102,5 +108,5 @@ func (w *Workflow) Run(ctx context.Context, rt *agent.Runtime, opts Options) Out
 		}
 		defer unlock()
 	}
-	return r.run(ctx)
+	return r.runAll(ctx)
 }

@@ -136,7 +136,7 @@ type stepCall struct {
 	res  agent.Result
 }
 
-func resultJSON(t *testing.T, res agent.Result) string {
+func resultJSON(t *testing.T, res any) string {
 	t.Helper()
 	b, err := json.Marshal(res)
 	if err != nil {
@@ -157,8 +157,9 @@ func checkOnStepIsManifest(t *testing.T, runDir string, calls []stepCall) {
 		t.Fatalf("OnStep called %d times, manifest has %d rows", len(calls), len(rows))
 	}
 	for i, c := range calls {
-		if c.step != rows[i].Step || resultJSON(t, c.res) != resultJSON(t, rows[i].Result) {
-			t.Errorf("OnStep(%s, %s)\nmanifest %s %s", c.step, resultJSON(t, c.res), rows[i].Step, resultJSON(t, rows[i].Result))
+		want := fullRow(stepResult(rows[i].Run, c.step, c.res))
+		if resultJSON(t, want) != resultJSON(t, rows[i]) {
+			t.Errorf("OnStep(%s, %s)\nmanifest %s", c.step, resultJSON(t, want), resultJSON(t, rows[i]))
 		}
 	}
 }
@@ -306,7 +307,10 @@ func TestResumeSemantics(t *testing.T) { // R3.5
 		return strings.Join(s, " | ")
 	}
 	lineage := func() map[string]string {
-		l, _ := LoadLineage(f.runDir, f.ws, nil)
+		l, err := ReadLineage(filepath.Join(f.runDir, LineageFile))
+		if err != nil {
+			t.Fatal(err)
+		}
 		return l.Steps
 	}
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,34 +12,94 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/workflow"
 )
 
 func newPs(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var all bool
+	cmd := &cobra.Command{
 		Use:   "ps",
-		Short: "List the in-flight run of this run dir and who drives it",
-		Args:  cobra.NoArgs,
+		Short: "List the runs in flight in this workspace and who drives them (reads only)",
+		Long: `List the runs in flight in this workspace: a bare flower finishes the newest,
+flower --run ID another, flower discard ID abandons one. --all lists finished
+and discarded runs too. ps reads the store only: it never waits for, or
+gets in the way of, a flower that drives a run.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			out := cmd.OutOrStdout()
-			runs := workflow.Runs(g.runDir)
-			if len(runs) == 0 {
-				fmt.Fprintf(out, "no runs in %s\n", g.runDir)
-				return nil
-			}
-			for _, r := range runs {
-				driver := "nobody (a wake will finish it)"
-				if r.Live {
-					driver = fmt.Sprintf("pid %d on %s since %s", r.Owner.PID, r.Owner.Host, r.Owner.Since.Format("15:04:05"))
-				} else if r.Status != workflow.StatusRunning {
-					driver = "-"
-				}
-				fmt.Fprintf(out, "%s  %-9s  step %-8s  done %s  driven by %s\n", r.Run, r.Status, dash(r.Step),
-					dash(strings.Join(r.Done, ",")), driver)
-			}
-			return nil
+			return runPs(cmd.Context(), g, all, cmd.OutOrStdout())
 		},
 	}
+	cmd.Flags().BoolVar(&all, "all", false, "also list finished and discarded runs")
+	return cmd
+}
+
+func runPs(ctx context.Context, g *globals, all bool, out io.Writer) error {
+	ws, s, err := readStore(g)
+	if err != nil || s == nil {
+		if err == nil {
+			fmt.Fprintf(out, "no runs in %s\n", g.runDir)
+		}
+		return err
+	}
+	defer s.Close()
+	runs, err := workflow.List(ctx, s, g.runDir, ws, all)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	if len(runs) == 0 {
+		fmt.Fprintf(out, "no runs %sin %s%s\n", map[bool]string{false: "in flight "}[all], g.runDir, v1Hint(g.runDir))
+		return nil
+	}
+	for _, r := range runs {
+		fmt.Fprintf(out, "%s  %-9s  step %-8s  done %s  driven by %s\n", r.ID, status(r.Run), dash(r.Row),
+			dash(strings.Join(r.Done, ",")), driver(r))
+	}
+	return nil
+}
+
+// status is a run's status as ps shows it.
+func status(r store.Run) string {
+	if r.Status == store.RunFinished && r.Outcome != "" {
+		return r.Outcome
+	}
+	return string(r.Status)
+}
+
+func driver(r workflow.RunInfo) string {
+	switch {
+	case r.Live:
+		return fmt.Sprintf("pid %d on %s since %s", r.Owner.PID, r.Owner.Host, r.Owner.Since.Format("15:04:05"))
+	case r.Status == store.RunInFlight:
+		return "nobody (a wake will finish it)"
+	}
+	return "-"
+}
+
+// readStore opens the run dir's store for a read-only command; s is nil
+// when there is none yet. Nothing is created.
+func readStore(g *globals) (ws string, s store.Store, err error) {
+	ws, err = filepath.Abs(g.workspace)
+	if err != nil {
+		return "", nil, usageErr("--workspace: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(g.runDir, storeFile)); err != nil {
+		return ws, nil, nil
+	}
+	db, err := openStore(filepath.Join(g.runDir, storeFile))
+	if err != nil {
+		return "", nil, &exitError{code: exitFailed, err: err}
+	}
+	return ws, db, nil
+}
+
+// v1Hint tells that the run dir's run state is still in an older flower's
+// files: the next wake imports it.
+func v1Hint(runDir string) string {
+	if _, err := os.Stat(filepath.Join(runDir, "state.json")); err == nil {
+		return " (its run state was written by an older flower: the next flower imports it)"
+	}
+	return ""
 }
 
 func dash(s string) string {
@@ -51,13 +112,27 @@ func dash(s string) string {
 func newDiscard(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "discard RUN",
-		Short: "Abandon an in-flight run: the next wake starts a new one (sessions and rows stay)",
+		Short: "Abandon an in-flight run: no wake finishes it (its sessions and rows stay)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o, live := workflow.Holder(g.runDir); live {
-				return &exitError{code: exitFailed, err: fmt.Errorf("run %s is being driven by pid %d: stop it first", args[0], o.PID)}
+			ws, s, err := readStore(g)
+			if err != nil {
+				return err
 			}
-			if err := workflow.Discard(g.runDir, args[0]); err != nil {
+			if s == nil {
+				return usageErr("no run %s: %s has no store", args[0], g.runDir)
+			}
+			defer s.Close()
+			runs, err := workflow.List(cmd.Context(), s, g.runDir, ws, false)
+			if err != nil {
+				return &exitError{code: exitFailed, err: err}
+			}
+			for _, r := range runs {
+				if r.ID == args[0] && r.Live {
+					return &exitError{code: exitFailed, err: fmt.Errorf("run %s is being driven by pid %d: stop it first", r.ID, r.Owner.PID)}
+				}
+			}
+			if err := workflow.Discard(cmd.Context(), s, ws, args[0], time.Now()); err != nil {
 				return usageErr("%v", err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "discarded %s\n", args[0])
@@ -66,22 +141,19 @@ func newDiscard(g *globals) *cobra.Command {
 	}
 }
 
-// reset clears the in-flight run state after confirmation (R5.6). A store
-// of another schema version is moved aside, so a new one can be created;
+// reset abandons the runs in flight after confirmation (R5.6). A store of
+// another schema version is moved aside, so a new one can be created;
 // nothing is deleted.
-func reset(g *globals, yes bool, in io.Reader, out io.Writer) error {
+func reset(ctx context.Context, g *globals, yes bool, in io.Reader, out io.Writer) error {
 	if o, live := workflow.Holder(g.runDir); live {
 		return &exitError{code: exitFailed, err: fmt.Errorf("pid %d is driving %s: stop it before --reset", o.PID, g.runDir)}
 	}
 	if !yes {
-		fmt.Fprintf(out, "This clears the in-flight run state in %s (sessions, lineage and manifest stay) and moves an incompatible sessions.db aside. Continue? [y/N] ", g.runDir)
+		fmt.Fprintf(out, "This abandons the runs in flight in %s (sessions, lineage and manifest stay) and moves an incompatible sessions.db aside. Continue? [y/N] ", g.runDir)
 		line, _ := bufio.NewReader(in).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 			return &exitError{code: exitFailed, err: fmt.Errorf("reset cancelled")}
 		}
-	}
-	if err := workflow.Reset(g.runDir); err != nil {
-		return &exitError{code: exitFailed, err: err}
 	}
 	moved, err := moveIncompatibleStore(g.runDir, time.Now())
 	if err != nil {
@@ -90,7 +162,35 @@ func reset(g *globals, yes bool, in io.Reader, out io.Writer) error {
 	if moved != "" {
 		fmt.Fprintf(out, "moved the incompatible store to %s\n", moved)
 	}
+	if err := discardInFlight(ctx, g, out); err != nil {
+		return err
+	}
 	fmt.Fprintln(out, "in-flight state cleared")
+	return nil
+}
+
+// discardInFlight abandons the runs in flight of the workspace, after
+// importing an older flower's run state so that its cut run goes too.
+func discardInFlight(ctx context.Context, g *globals, out io.Writer) error {
+	if !hasRunDir(g.runDir) {
+		return nil
+	}
+	ws, err := filepath.Abs(g.workspace)
+	if err != nil {
+		return usageErr("--workspace: %v", err)
+	}
+	s, err := openRunDir(ctx, g.runDir, ws, out)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ids, err := workflow.DiscardAll(ctx, s, ws, time.Now())
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	for _, id := range ids {
+		fmt.Fprintf(out, "discarded %s\n", id)
+	}
 	return nil
 }
 

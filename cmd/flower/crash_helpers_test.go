@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/flower-run/flower/store"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -344,23 +345,20 @@ func (c *crashRun) killAtRequest(n int) func(p *crashChild) {
 	return func(p *crashChild) { ready <- p.cmd.Process }
 }
 
-// crashState is what state.json says of the run.
+// crashState is what the store says of the newest run.
 type crashState struct {
-	Run    string          `json:"run"`
-	Status string          `json:"status"`
-	Done   map[string]bool `json:"done"`
-	Step   string          `json:"step"`
+	Run    string
+	Status store.RunStatus
+	Done   map[string]bool
+	Step   string
 }
 
 func (c *crashRun) state() crashState {
 	c.t.Helper()
-	var s crashState
-	data, err := os.ReadFile(filepath.Join(c.runDir(), workflow.StateFile))
-	if err == nil {
-		err = json.Unmarshal(data, &s)
-	}
-	if err != nil {
-		c.t.Fatalf("state.json: %v", err)
+	r := newestRun(c.t, c.runDir())
+	s := crashState{Run: r.ID, Status: r.Status, Step: r.Step, Done: map[string]bool{}}
+	for _, d := range r.Done {
+		s.Done[d] = true
 	}
 	return s
 }
@@ -409,8 +407,8 @@ func (c *crashRun) checkRequests(cut, wakeFrom int, done map[string]bool) {
 func (c *crashRun) checkFinished(run string) {
 	c.t.Helper()
 	s := c.state()
-	if s.Status != workflow.StatusDone || (run != "" && s.Run != run) {
-		c.t.Errorf("after the wake state.json has run %s %s, want run %s done", s.Run, s.Status, run)
+	if s.Status != store.RunFinished || (run != "" && s.Run != run) {
+		c.t.Errorf("after the wake the store's newest run is %s %s, want run %s finished", s.Run, s.Status, run)
 	}
 	rows, err := workflow.ReadManifest(filepath.Join(c.runDir(), workflow.ManifestFile))
 	if err != nil || len(rows) == 0 {

@@ -216,13 +216,13 @@ func resumeWorkspace(b *testing.B, n int) string {
 	if len(entries) != n {
 		b.Fatalf("built %d entries, want %d (n must be 1 + 3k)", len(entries), n)
 	}
-	if err := db.Append(ctx, entries...); err != nil {
+	// The cut run, bound to the work session, in the same commit as the
+	// session's entries, as flower itself commits them.
+	run := store.Run{ID: "20260101-090000-b0b0b0", Workspace: dir, Status: store.RunInFlight,
+		Done: []string{"clarify", "goals"}, Step: "work", Row: "work", Session: session, Created: start}
+	if err := db.Commit(ctx, store.Batch{Wake: dir, Run: &run, Entries: entries,
+		Bind: []store.Binding{{Workspace: dir, Step: "work", Session: session}}}); err != nil {
 		b.Fatal(err)
 	}
-	write(filepath.Join(runDir, workflow.LineageFile), map[string]any{"workspace": dir, "woke": 1,
-		"steps": map[string]string{"work": session}})
-	write(filepath.Join(runDir, workflow.StateFile), map[string]any{"run": "20260101-090000-b0b0b0",
-		"status": workflow.StatusRunning, "done": map[string]bool{"clarify": true, "goals": true},
-		"step": "work", "session": session})
 	return dir
 }

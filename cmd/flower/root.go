@@ -51,7 +51,7 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			phrase := strings.TrimSpace(strings.Join(args, " "))
 			if f.reset {
-				return reset(g, f.yes, cmd.InOrStdin(), cmd.OutOrStdout())
+				return reset(cmd.Context(), g, f.yes, cmd.InOrStdin(), cmd.OutOrStdout())
 			}
 			return wake(cmd.Context(), g, f, phrase, cmd.OutOrStdout(), cmd.InOrStdin())
 		},
@@ -66,10 +66,11 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	fl.Float64Var(&f.timeout, "timeout", 1800, "seconds a question waits for you; 0: unattended (never wait); -1: forever")
 	fl.IntVar(&f.maxAsks, "max-asks", -1, "questions the agent may ask; -1: unlimited; 0: never")
 	fl.IntVar(&f.rounds, "rounds", 3, "work rounds after a failed verdict (reset on every wake)")
-	fl.BoolVar(&f.noRestore, "no-restore", false, "do not finish a run a crash cut; start a new one (its state stays on disk)")
+	fl.BoolVar(&f.noRestore, "no-restore", false, "start a new run instead of finishing a cut one (the cut run stays in flight: flower ps, flower --run ID)")
+	fl.StringVar(&f.runID, "run", "", "finish this in-flight run (flower ps lists them) instead of the newest")
 	fl.IntVar(&f.maxTurns, "max-turns", 100, "model responses per step")
 	fl.Float64Var(&f.budget, "budget", 0, "USD per step (0: no limit)")
-	fl.BoolVar(&f.reset, "reset", false, "clear the in-flight run state (after confirmation) and move an incompatible store aside")
+	fl.BoolVar(&f.reset, "reset", false, "abandon the runs in flight (after confirmation) and move an incompatible store aside")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "with --reset: do not ask for confirmation")
 	root.AddCommand(newOnce(g), newShow(g), newStatus(g), newPs(g), newDiscard(g), newServe(g, f, fl))
 	return root

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -24,19 +24,20 @@ func newStatus(g *globals) *cobra.Command {
 
 // runStatus prints the wake state (R3.6); it writes nothing.
 func runStatus(g *globals, out io.Writer) error {
-	ws, err := filepath.Abs(g.workspace)
+	ws, s, err := readStore(g)
 	if err != nil {
-		return usageErr("--workspace: %v", err)
+		return err
 	}
-	st := workflow.WakeState(ws, g.runDir)
-	var inFlight []workflow.InFlight
-	for _, r := range workflow.Runs(g.runDir) {
-		if r.Status == workflow.StatusRunning {
-			inFlight = append(inFlight, r)
+	var inFlight []workflow.RunInfo
+	if s != nil {
+		defer s.Close()
+		if inFlight, err = workflow.List(context.Background(), s, g.runDir, ws, false); err != nil {
+			return &exitError{code: exitFailed, err: err}
 		}
 	}
+	st := workflow.WakeState(ws, s)
 	if !st.Waking && len(st.Steps) == 0 && len(inFlight) == 0 {
-		fmt.Fprintf(out, "nothing to continue in %s: start with flower \"describe the task\"\n", tilde(ws))
+		fmt.Fprintf(out, "nothing to continue in %s: start with flower \"describe the task\"%s\n", tilde(ws), v1Hint(g.runDir))
 		return nil
 	}
 	fmt.Fprintf(out, "workspace  %s\nwakes      %d\n", tilde(ws), st.Woke)
@@ -45,7 +46,7 @@ func runStatus(g *globals, out io.Writer) error {
 		if r.Live {
 			how = fmt.Sprintf("driven by pid %d now", r.Owner.PID)
 		}
-		fmt.Fprintf(out, "run        %s in flight at step %s, %s\n", r.Run, dash(r.Step), how)
+		fmt.Fprintf(out, "run        %s in flight at step %s, %s\n", r.ID, dash(r.Row), how)
 	}
 	if st.Goal != "" {
 		fmt.Fprintf(out, "goal       %s\n", st.Goal)

@@ -28,6 +28,7 @@ type wakeFlags struct {
 	noRestore bool
 	reset     bool
 	yes       bool
+	runID     string // --run
 	maxTurns  int
 	budget    float64
 }
@@ -48,9 +49,8 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if f.fresh && phrase == "" {
 		return usageErr(`--new needs the new task, e.g. flower --new "write a CLI for X"`)
 	}
-	st := workflow.WakeState(ws, g.runDir)
-	if !f.fresh && !st.Waking && phrase == "" && len(st.Steps) == 0 && !pendingRun(g.runDir) {
-		return usageErr(`nothing to continue in %s: start with flower "describe the task"`, tilde(ws))
+	if !f.fresh && phrase == "" && f.runID == "" && !hasRunDir(g.runDir) && !workflow.WakeState(ws, nil).Waking {
+		return nothingToContinue(ws)
 	}
 	// Take the run dir before touching the thread: a process refused here
 	// must not have archived or amended another's brief.
@@ -59,11 +59,23 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return &exitError{code: exitFailed, err: err}
 	}
 	defer unlock()
+	s, err := openRunDir(ctx, g.runDir, ws, out)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
 	if f.fresh {
-		if err := archive(ws, g.runDir, time.Now()); err != nil {
+		if _, err := workflow.Archive(ctx, s, g.runDir, ws, time.Now()); err != nil {
 			return &exitError{code: exitFailed, err: err}
 		}
-		st = workflow.WakeState(ws, g.runDir)
+	}
+	st := workflow.WakeState(ws, s)
+	cut, err := cutRun(ctx, s, ws, f)
+	if err != nil {
+		return err
+	}
+	if !f.fresh && phrase == "" && !st.Waking && len(st.Steps) == 0 && cut == nil {
+		return nothingToContinue(ws)
 	}
 	task, added := phrase, ""
 	if st.Waking && phrase != "" {
@@ -83,18 +95,13 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	sink := func(e event.Event) { fe.sink(e); o.Observe(e) }
 	ch := human.New(human.Options{Sink: sink, MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout),
 		Workbench: filepath.Join(ws, workflow.WorkbenchDir)})
-	rt, err := agent.New(agent.Options{Workspace: ws, RunDir: g.runDir, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
+	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
 		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
 	defer rt.Close()
-	if added != "" {
-		if err := workflow.AddOnWake(ws, added, time.Now()); err != nil {
-			return &exitError{code: exitFailed, err: err}
-		}
-	}
-	line := banner(ws, st, rt.Store(), g.runDir)
+	line := banner(ws, st, s, cut)
 	fmt.Fprintln(out, line)
 	if !st.Waking && strings.TrimSpace(st.Brief) != "" {
 		fmt.Fprintf(out, "note: ignored %s: it lacks its four sections (%s)\n", workflow.BriefPath, strings.Join(workflow.BriefSections, ", "))
@@ -113,34 +120,106 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return err
 	}
 	defer detach()
-	w := workflow.Starter(workflow.StarterOptions{Workspace: ws, Task: task, Phrase: added, Model: b.model,
-		Rounds: f.rounds, MaxTurns: f.maxTurns, Budget: f.budget})
-	opts := workflow.Options{RunDir: g.runDir, Sink: sink, NoRestore: f.noRestore, Locked: true}
-	outc := w.Run(ctx, rt, opts)
-	if outc.Resumed && added != "" && !outc.Interrupted {
-		// The cut run is finished; now the phrase gets a run of its own (R3.1).
-		opts.SameWake = true
-		outc = w.Run(ctx, rt, opts)
+	starter := func(task, phrase string) *workflow.Workflow {
+		return workflow.Starter(workflow.StarterOptions{Workspace: ws, Task: task, Phrase: phrase, Model: b.model,
+			Rounds: f.rounds, MaxTurns: f.maxTurns, Budget: f.budget})
+	}
+	opts := workflow.Options{RunDir: g.runDir, Sink: sink, Locked: true}
+	var outc workflow.Outcome
+	if cut != nil {
+		outc = finishCut(ctx, rt, opts, cut, starter, phrase, st.Waking)
+	}
+	if cut == nil || (added != "" && outc.Err == nil && !outc.Interrupted) {
+		// A new run; after a cut one was finished, the phrase gets a run of
+		// its own (R3.1).
+		opts.NoRestore, opts.SameWake, opts.Task, opts.Phrase = true, cut != nil, task, added
+		outc = starter(task, added).Run(ctx, rt, opts)
 	}
 	if startOver.Load() {
-		return archiveNow(ws, g.runDir, out)
+		return archiveNow(ctx, s, ws, g.runDir, out)
 	}
 	return wakeExit(ctx, outc, rt.TotalCost(), out)
 }
 
+// finishCut drives the cut run to its end with the starter it was started
+// with. Words typed on this wake while the brief is unfinished reach the
+// clarification as its task (R3.10).
+func finishCut(ctx context.Context, rt *agent.Runtime, opts workflow.Options, cut *store.Run,
+	starter func(task, phrase string) *workflow.Workflow, phrase string, waking bool) workflow.Outcome {
+	task := cut.Task
+	if phrase != "" && !waking {
+		task = phrase
+	}
+	opts.RunID = cut.ID
+	return starter(task, cut.Phrase).Run(ctx, rt, opts)
+}
+
+// cutRun is the in-flight run this wake finishes: --run ID, else the
+// newest in flight unless --no-restore.
+func cutRun(ctx context.Context, s store.Store, ws string, f *wakeFlags) (*store.Run, error) {
+	if f.runID != "" {
+		r, ok, err := s.Run(ctx, f.runID)
+		if err != nil {
+			return nil, &exitError{code: exitFailed, err: err}
+		}
+		if !ok || r.Workspace != ws || r.Status != store.RunInFlight {
+			return nil, usageErr("--run %s: no such run in flight in %s (flower ps lists them)", f.runID, tilde(ws))
+		}
+		return &r, nil
+	}
+	if f.noRestore {
+		return nil, nil
+	}
+	r, err := workflow.InFlight(ctx, s, ws)
+	if err != nil {
+		return nil, &exitError{code: exitFailed, err: err}
+	}
+	return r, nil
+}
+
+func nothingToContinue(ws string) error {
+	return usageErr(`nothing to continue in %s: start with flower "describe the task"`, tilde(ws))
+}
+
+// hasRunDir reports whether the run dir holds a store (or state written
+// by an older flower).
+func hasRunDir(runDir string) bool {
+	for _, name := range []string{storeFile, "state.json"} {
+		if _, err := os.Stat(filepath.Join(runDir, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+const storeFile = "sessions.db"
+
+// openRunDir opens the run dir's store, creating it if needed, and imports
+// the run state an older flower kept in JSON files.
+func openRunDir(ctx context.Context, runDir, ws string, out io.Writer) (store.Store, error) {
+	s, err := openStore(filepath.Join(runDir, storeFile))
+	if err != nil {
+		return nil, &exitError{code: exitFailed, err: err}
+	}
+	note, err := workflow.Upgrade(ctx, s, runDir, ws)
+	if err != nil {
+		s.Close()
+		return nil, &exitError{code: exitFailed, err: err}
+	}
+	if note != "" {
+		fmt.Fprintln(out, "note: "+note)
+	}
+	return s, nil
+}
+
 // archiveNow ends a wake whose person typed /new: the thread is archived
 // and the next flower "task" starts afresh.
-func archiveNow(ws, runDir string, out io.Writer) error {
-	if err := archive(ws, runDir, time.Now()); err != nil {
+func archiveNow(ctx context.Context, s store.Store, ws, runDir string, out io.Writer) error {
+	if _, err := workflow.Archive(context.WithoutCancel(ctx), s, runDir, ws, time.Now()); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
 	fmt.Fprintf(out, "archived this thread under %s: start the next one with flower \"task\"\n", filepath.Join(tilde(ws), workflow.ArchiveDir))
 	return nil
-}
-
-func pendingRun(runDir string) bool {
-	_, err := os.Stat(filepath.Join(runDir, workflow.StateFile))
-	return err == nil
 }
 
 func maxAsks(n int) *int {
@@ -174,11 +253,14 @@ func wakeExit(ctx context.Context, o workflow.Outcome, cost float64, out io.Writ
 }
 
 // banner is the one line a wake starts with (R3.12).
-func banner(ws string, st workflow.State, s store.Store, runDir string) string {
-	if !st.Waking && len(st.Steps) == 0 {
+func banner(ws string, st workflow.State, s store.Store, cut *store.Run) string {
+	if !st.Waking && len(st.Steps) == 0 && cut == nil {
 		return "-> starting in " + tilde(ws)
 	}
 	parts := []string{}
+	if cut != nil {
+		parts = append(parts, "finishing run "+cut.ID+" at "+cutStep(cut))
+	}
 	if st.Waking {
 		parts = append(parts, "brief confirmed")
 	}
@@ -190,6 +272,14 @@ func banner(ws string, st workflow.State, s store.Store, runDir string) string {
 	}
 	parts = append(parts, fmt.Sprintf("wake %d", st.Woke+1))
 	return "<- continuing in " + tilde(ws) + "  " + strings.Join(parts, " · ")
+}
+
+// cutStep names where a cut run stopped.
+func cutStep(r *store.Run) string {
+	if r.Row != "" {
+		return r.Row
+	}
+	return "step " + fmt.Sprint(len(r.Done)+1)
 }
 
 // lastContext is the context size of a session's last model response.
@@ -209,16 +299,4 @@ func tilde(p string) string {
 		return "~" + strings.TrimPrefix(p, home)
 	}
 	return p
-}
-
-// archive moves the thread's lineage, brief and goals into
-// notes/archive/<time>/ and zeroes the lineage (R3.13).
-func archive(ws, runDir string, now time.Time) error {
-	l, _ := workflow.LoadLineage(runDir, ws, nil)
-	into := filepath.Join(ws, workflow.ArchiveDir, now.Format("20060102-150405"))
-	if err := l.Archive(into, filepath.Join(ws, workflow.BriefPath), filepath.Join(ws, workflow.GoalsPath),
-		filepath.Join(runDir, workflow.StateFile)); err != nil {
-		return err
-	}
-	return l.Save()
 }

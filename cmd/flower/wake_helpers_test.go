@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/sqlite"
 	"io"
 	"io/fs"
 	"os"
@@ -517,13 +520,13 @@ func fakeModelWith(t *testing.T, respond modeltest.Responder) (*fake, []string) 
 	return f, []string{"ANTHROPIC_BASE_URL=" + f.URL, "ANTHROPIC_API_KEY=test"}
 }
 
-func readLineage(t *testing.T, dir string) workflow.Lineage {
+func readLineage(t *testing.T, dir string) workflow.LineageExport {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "runs", workflow.LineageFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var l workflow.Lineage
+	var l workflow.LineageExport
 	if err := json.Unmarshal(data, &l); err != nil {
 		t.Fatalf("lineage.json: %v\n%s", err, data)
 	}
@@ -584,4 +587,29 @@ func snapshot(t *testing.T, dir string) map[string]fileInfo {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// runsOf returns the runs a run dir's store holds, oldest first.
+func runsOf(t *testing.T, runDir string) []store.Run {
+	t.Helper()
+	s, err := sqlite.Open(filepath.Join(runDir, "sessions.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runs, err := s.Runs(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
+
+// newestRun is the run a run dir's store created last.
+func newestRun(t *testing.T, runDir string) store.Run {
+	t.Helper()
+	runs := runsOf(t, runDir)
+	if len(runs) == 0 {
+		t.Fatalf("no run in %s", runDir)
+	}
+	return runs[len(runs)-1]
 }

@@ -91,7 +91,7 @@ func TestStarterRunPasses(t *testing.T) { // R3.2, R3.4, R3.12, R3.15
 		t.Fatalf("manifest rows %v", got)
 	}
 	for _, r := range rows {
-		if !r.OK || r.Run != rows[0].Run || r.SessionID == "" || r.Turns == 0 || r.DurationS <= 0 || r.Start.IsZero() {
+		if !r.OK || r.Run != rows[0].Run || r.SessionID == "" || r.NumTurns == 0 || r.DurationS <= 0 || r.StartedAt.IsZero() {
 			t.Errorf("row %+v", r)
 		}
 		if id, ok := l.Steps[r.Step]; ok && id != r.SessionID {

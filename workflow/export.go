@@ -1,0 +1,111 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/flower-run/flower/internal/atomicfile"
+	"github.com/flower-run/flower/store"
+)
+
+// The run dir's JSON files are exports of the store, for people and
+// scripts (DESIGN.md §3.7): written atomically after the commit they
+// reflect, regenerated from the store on every write, never read back as
+// truth. Their shapes are the seed's (seed 000).
+const (
+	LineageFile  = "lineage.json"
+	ManifestFile = "manifest.json"
+)
+
+// LineageExport is lineage.json: {"workspace", "woke", "steps"}.
+type LineageExport struct {
+	Workspace string            `json:"workspace"`
+	Woke      int               `json:"woke"`
+	Steps     map[string]string `json:"steps"`
+}
+
+// Row is one manifest.json row: the seed's StepResult fields plus
+// duration_s and run, on every row.
+type Row = store.StepResult
+
+// ExportLineage writes lineage.json from the store's lineage of ws.
+func ExportLineage(ctx context.Context, s store.Store, runDir, ws string) error {
+	l, err := s.Lineage(ctx, ws)
+	if err != nil {
+		return fmt.Errorf("export lineage: %w", err)
+	}
+	return writeJSON(filepath.Join(runDir, LineageFile), LineageExport{Workspace: ws, Woke: l.Woke, Steps: l.Steps})
+}
+
+// ExportManifest writes manifest.json from every step result in the store.
+func ExportManifest(ctx context.Context, s store.Store, runDir string) error {
+	rows, err := s.Results(ctx, "")
+	if err != nil {
+		return fmt.Errorf("export manifest: %w", err)
+	}
+	for i := range rows {
+		rows[i] = fullRow(rows[i])
+	}
+	if rows == nil {
+		rows = []Row{}
+	}
+	return writeJSON(filepath.Join(runDir, ManifestFile), rows)
+}
+
+// fullRow gives the list fields of a row [] rather than null: every field
+// is present on every row, success or not.
+func fullRow(r Row) Row {
+	if r.Errors == nil {
+		r.Errors = []string{}
+	}
+	if r.Retired == nil {
+		r.Retired = []string{}
+	}
+	return r
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("export %s: %w", filepath.Base(path), err)
+	}
+	if err := atomicfile.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("export %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+// ReadManifest decodes a manifest.json export; a missing file has no rows.
+func ReadManifest(path string) ([]Row, error) {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+	if err := json.Unmarshal(data, &rows); err != nil {
+		return nil, fmt.Errorf("%s: not a JSON array of rows: %w", path, err)
+	}
+	return rows, nil
+}
+
+// ReadLineage decodes a lineage.json export.
+func ReadLineage(path string) (LineageExport, error) {
+	var l LineageExport
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return l, err
+	}
+	if err := json.Unmarshal(data, &l); err != nil {
+		return l, fmt.Errorf("%s: not a lineage: %w", path, err)
+	}
+	return l, nil
+}

@@ -1,0 +1,176 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/flower-run/flower/store"
+)
+
+// v1StateFile is where flower before store schema 2 kept the run in
+// flight; its presence marks a run dir whose JSON files are still the truth.
+const v1StateFile = "state.json"
+
+// v1State is state.json as flower before schema 2 wrote it.
+type v1State struct {
+	Run     string          `json:"run"`
+	Status  string          `json:"status"` // running, done, failed, discarded
+	Done    map[string]bool `json:"done"`
+	Step    string          `json:"step"`
+	Session string          `json:"session"`
+	Round   int             `json:"round"`
+	Judge   string          `json:"judge"`
+	Prompt  string          `json:"prompt"`
+}
+
+// v1Row is a manifest.json row as flower before schema 2 wrote it.
+type v1Row struct {
+	Step      string    `json:"step"`
+	SessionID string    `json:"session_id"`
+	OK        bool      `json:"ok"`
+	Cost      float64   `json:"cost"`
+	Turns     int       `json:"turns"`
+	Text      string    `json:"text"`
+	Error     string    `json:"error"`
+	Attempts  int       `json:"attempts"`
+	Errors    []string  `json:"errors"`
+	Resumed   bool      `json:"resumed"`
+	Retired   []string  `json:"retired"`
+	Context   int       `json:"context"`
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	DurationS float64   `json:"duration_s"`
+	Run       string    `json:"run"`
+}
+
+// Upgrade imports a run dir written before the run state moved into the
+// store: lineage.json, manifest.json and state.json become store records,
+// in one commit (plus one per further wake counted), and state.json is
+// renamed state.json.v1. It does nothing when there is no state.json. A
+// crash midway leaves state.json in place and the next Upgrade completes
+// the import: every record it writes replaces itself. note tells the
+// person what was imported or ignored.
+func Upgrade(ctx context.Context, s store.Store, runDir, ws string) (note string, err error) {
+	statePath := filepath.Join(runDir, v1StateFile)
+	data, err := os.ReadFile(statePath)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("upgrade %s: %w", statePath, err)
+	}
+	b, woke, notes := v1Batch(runDir, ws, data)
+	if err := s.Commit(ctx, b); err != nil {
+		return "", fmt.Errorf("upgrade %s: %w", runDir, err)
+	}
+	if err := addWakes(ctx, s, ws, woke); err != nil {
+		return "", err
+	}
+	if err := os.Rename(statePath, statePath+".v1"); err != nil {
+		return "", fmt.Errorf("upgrade %s: %w", statePath, err)
+	}
+	return fmt.Sprintf("imported the run state of %s into the store%s", runDir, notes), nil
+}
+
+// v1Batch reads the three v1 files into one batch. A corrupt file is
+// skipped with a note, as v1 itself ignored it.
+func v1Batch(runDir, ws string, stateData []byte) (b store.Batch, woke int, notes string) {
+	var st v1State
+	if err := json.Unmarshal(stateData, &st); err == nil && st.Run != "" {
+		b.Run = v1Run(st, ws)
+	} else {
+		notes += "; ignored a corrupt state.json"
+	}
+	if l, err := ReadLineage(filepath.Join(runDir, LineageFile)); err == nil && l.Workspace == ws {
+		woke = l.Woke
+		for _, step := range sortedKeys(l.Steps) {
+			b.Bind = append(b.Bind, store.Binding{Workspace: ws, Step: step, Session: l.Steps[step]})
+		}
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		notes += "; ignored a corrupt lineage.json"
+	}
+	rows, err := readV1Manifest(filepath.Join(runDir, ManifestFile))
+	if err != nil {
+		notes += "; ignored a corrupt manifest.json"
+	}
+	for _, r := range rows {
+		b.Results = append(b.Results, store.StepResult{Run: r.Run, Step: r.Step, SessionID: r.SessionID, OK: r.OK,
+			CostUSD: r.Cost, NumTurns: r.Turns, Text: r.Text, Error: r.Error, StartedAt: r.Start, EndedAt: r.End,
+			Attempts: r.Attempts, Errors: r.Errors, Resumed: r.Resumed, Retired: r.Retired, Context: r.Context,
+			DurationS: r.DurationS})
+	}
+	return b, woke, notes
+}
+
+func v1Run(st v1State, ws string) *store.Run {
+	r := &store.Run{ID: st.Run, Workspace: ws, Status: store.RunInFlight, Step: st.Step, Row: st.Step,
+		Session: st.Session, Round: st.Round, Judge: st.Judge, Prompt: st.Prompt}
+	switch st.Status {
+	case "done":
+		r.Status, r.Outcome = store.RunFinished, "passed"
+	case "failed":
+		r.Status, r.Outcome = store.RunFinished, "failed"
+	case "discarded":
+		r.Status, r.Outcome = store.RunDiscarded, "discarded"
+	}
+	if st.Judge != "" {
+		r.Step, r.Session = judgeStep, st.Judge
+	}
+	for _, step := range sortedKeys(st.Done) {
+		if st.Done[step] {
+			r.Done = append(r.Done, step)
+		}
+	}
+	if t, err := time.Parse("20060102-150405", firstN(st.Run, 15)); err == nil {
+		r.Created, r.Updated = t, t
+	}
+	return r
+}
+
+func readV1Manifest(path string) ([]v1Row, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rows []v1Row
+	return rows, json.Unmarshal(data, &rows)
+}
+
+// addWakes raises the thread's wake count to woke.
+func addWakes(ctx context.Context, s store.Store, ws string, woke int) error {
+	l, err := s.Lineage(ctx, ws)
+	if err != nil {
+		return fmt.Errorf("upgrade: %w", err)
+	}
+	for n := l.Woke; n < woke; n++ {
+		if err := s.Commit(ctx, store.Batch{Wake: ws}); err != nil {
+			return fmt.Errorf("upgrade: %w", err)
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func firstN(s string, n int) string {
+	if len(s) < n {
+		return s
+	}
+	return s[:n]
+}
