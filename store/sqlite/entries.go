@@ -19,35 +19,25 @@ const timeLayout = "2006-01-02T15:04:05.000000000Z"
 func column(t time.Time) string { return t.UTC().Format(timeLayout) }
 
 // Append writes entries in one transaction, fsync'd when it returns: a model
-// response and the intents of its tool calls become durable together.
+// response and the intents of its tool calls become durable together. It is
+// Commit of a batch of entries only.
 func (d *DB) Append(ctx context.Context, entries ...store.Entry) error {
-	if len(entries) == 0 {
-		return nil
-	}
-	rows, err := encodeEntries(entries)
-	if err != nil {
-		return fmt.Errorf("append entries: %w", err)
-	}
-	return d.write(ctx, "append entries", func(tx *sql.Tx) error {
-		ins := tx.StmtContext(ctx, d.stmts.insertEntry)
-		defer ins.Close()
-		for _, r := range rows {
-			if _, err := ins.ExecContext(ctx, r...); err != nil {
-				return entryError(err, r)
-			}
-		}
-		return nil
-	})
+	return d.Commit(ctx, store.Batch{Entries: entries})
 }
 
 // encodeEntries checks the entries and turns each into its column values
 // before the transaction begins, so that a bad entry costs no lock.
 func encodeEntries(entries []store.Entry) ([][]any, error) {
 	rows := make([][]any, 0, len(entries))
+	batch := make(map[string]bool, len(entries))
 	for i, e := range entries {
 		if e.Key == "" || e.UUID == "" || e.Kind == "" {
 			return nil, fmt.Errorf("entry %d: key, uuid and kind are required", i)
 		}
+		if batch[e.UUID] {
+			return nil, fmt.Errorf("uuid %s: %w", e.UUID, store.ErrDuplicate)
+		}
+		batch[e.UUID] = true
 		body, err := appendBody(nil, &e) // Seq is not in the body: the store assigns it
 		if err != nil {
 			return nil, fmt.Errorf("encode entry %s: %w", e.UUID, err)

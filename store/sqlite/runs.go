@@ -2,34 +2,273 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/flower-run/flower/store"
 )
 
-// TODO(onetruth): the run-state tables (schema 2). Until then only the
-// entries of a batch are written.
-var errNoRuns = errors.New("sqlite: run state not implemented yet")
-
+// Commit writes a batch in one write transaction, fsync'd when it returns:
+// the run-state records and the entries behind them are durable together
+// or not at all (DESIGN.md §3.7). The batch is checked and encoded before
+// the transaction begins, so a bad record costs no lock. The parts are
+// applied in the order store.Batch gives: Archive, Wake, Bind, Run,
+// Results, Entries.
 func (d *DB) Commit(ctx context.Context, b store.Batch) error {
-	if b.Archive != "" || b.Wake != "" || len(b.Bind) > 0 || b.Run != nil || len(b.Results) > 0 {
-		return errNoRuns
+	if b.Empty() {
+		return nil
 	}
-	return d.Append(ctx, b.Entries...)
+	w, err := encodeBatch(b)
+	if err != nil {
+		return err
+	}
+	op := "commit"
+	if w.entriesOnly() {
+		op = "append entries" // the texts of Append, which is this
+	}
+	return d.write(ctx, op, func(tx *sql.Tx) error { return d.apply(ctx, tx, w, op != "commit") })
 }
 
+// batchRows is a batch turned into column values.
+type batchRows struct {
+	archive, wake string
+	bind          []store.Binding
+	run           []any // nil: no run
+	results       [][]any
+	entries       [][]any
+}
+
+func (w *batchRows) entriesOnly() bool {
+	return w.archive == "" && w.wake == "" && len(w.bind) == 0 && w.run == nil && len(w.results) == 0
+}
+
+// encodeBatch checks a batch as store/mem does and encodes its records.
+func encodeBatch(b store.Batch) (*batchRows, error) {
+	w := &batchRows{archive: b.Archive, wake: b.Wake, bind: b.Bind}
+	var err error
+	if w.entries, err = encodeEntries(b.Entries); err != nil {
+		return nil, fmt.Errorf("append entries: %w", err)
+	}
+	if b.Run != nil {
+		r := b.Run
+		if r.ID == "" || r.Workspace == "" || r.Status == "" {
+			return nil, errors.New("commit run: id, workspace and status are required")
+		}
+		body, err := json.Marshal(r)
+		if err != nil {
+			return nil, fmt.Errorf("commit run %s: encode: %w", r.ID, err)
+		}
+		w.run = []any{r.ID, r.Workspace, string(r.Status), column(r.Created), column(r.Updated), string(body)}
+	}
+	for _, x := range b.Bind {
+		if x.Workspace == "" || x.Step == "" || x.Session == "" {
+			return nil, errors.New("commit binding: workspace, step and session are required")
+		}
+	}
+	for _, r := range b.Results {
+		if r.Run == "" || r.Step == "" {
+			return nil, errors.New("commit result: run and step are required")
+		}
+		body, err := json.Marshal(r)
+		if err != nil {
+			return nil, fmt.Errorf("commit result %s/%s: encode: %w", r.Run, r.Step, err)
+		}
+		w.results = append(w.results, []any{r.Run, r.Step, string(body)})
+	}
+	return w, nil
+}
+
+// apply writes w in tx. Statements from tx.StmtContext close with tx.
+func (d *DB) apply(ctx context.Context, tx *sql.Tx, w *batchRows, entriesOnly bool) error {
+	exec := func(st *sql.Stmt, args ...any) error {
+		_, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+		return err
+	}
+	if w.archive != "" {
+		if err := exec(d.stmts.archive, w.archive); err != nil {
+			return fmt.Errorf("archive %s: %w", w.archive, err)
+		}
+	}
+	if w.wake != "" {
+		if err := exec(d.stmts.wake, w.wake); err != nil {
+			return fmt.Errorf("wake %s: %w", w.wake, err)
+		}
+	}
+	if len(w.bind) > 0 {
+		ensure, bind := tx.StmtContext(ctx, d.stmts.ensureThread), tx.StmtContext(ctx, d.stmts.bind)
+		now := column(time.Now())
+		for _, x := range w.bind {
+			_, err := ensure.ExecContext(ctx, x.Workspace)
+			if err == nil {
+				_, err = bind.ExecContext(ctx, x.Workspace, x.Step, x.Session, now)
+			}
+			if err != nil {
+				return fmt.Errorf("bind %s to %s: %w", x.Step, x.Session, err)
+			}
+		}
+	}
+	if w.run != nil {
+		if err := exec(d.stmts.putRun, w.run...); err != nil {
+			return fmt.Errorf("put run %s: %w", w.run[0], err)
+		}
+	}
+	if len(w.results) > 0 {
+		put := tx.StmtContext(ctx, d.stmts.putResult)
+		for _, r := range w.results {
+			if _, err := put.ExecContext(ctx, r...); err != nil {
+				return fmt.Errorf("put result %s/%s: %w", r[0], r[1], err)
+			}
+		}
+	}
+	if len(w.entries) > 0 {
+		ins := tx.StmtContext(ctx, d.stmts.insertEntry)
+		for _, r := range w.entries {
+			if _, err := ins.ExecContext(ctx, r...); err != nil {
+				if err = entryError(err, r); !entriesOnly {
+					err = fmt.Errorf("append entries: %w", err)
+				}
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Run returns the run of that id; ok is false if there is none.
 func (d *DB) Run(ctx context.Context, id string) (store.Run, bool, error) {
-	return store.Run{}, false, errNoRuns
+	var col, body string
+	err := d.stmts.getRun.QueryRowContext(ctx, id).Scan(&col, &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Run{}, false, nil
+	}
+	if err != nil {
+		return store.Run{}, false, fmt.Errorf("run %s: %w", id, err)
+	}
+	r, err := decodeRun(col, body)
+	if err != nil {
+		return store.Run{}, false, fmt.Errorf("run %s: %w", id, err)
+	}
+	return r, true, nil
 }
 
+// Runs lists the runs of workspace ("" for all) in the order they were
+// first written: oldest first, as a run is written when it is created.
 func (d *DB) Runs(ctx context.Context, workspace string) ([]store.Run, error) {
-	return nil, errNoRuns
+	st, args := d.stmts.runsAll, []any(nil)
+	if workspace != "" {
+		st, args = d.stmts.runsOf, []any{workspace}
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("runs %s: %w", workspace, err)
+	}
+	defer rows.Close()
+	var out []store.Run
+	for rows.Next() {
+		var id, body string
+		if err := rows.Scan(&id, &body); err != nil {
+			return nil, fmt.Errorf("runs %s: %w", workspace, err)
+		}
+		r, err := decodeRun(id, body)
+		if err != nil {
+			return nil, fmt.Errorf("runs %s: %w", workspace, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("runs %s: %w", workspace, err)
+	}
+	return out, nil
 }
 
+// Lineage returns the current thread of workspace, built from its
+// bindings by store.LineageOf. One query reads the thread and its bindings,
+// so they come from one snapshot.
 func (d *DB) Lineage(ctx context.Context, workspace string) (store.Lineage, error) {
-	return store.Lineage{}, errNoRuns
+	rows, err := d.stmts.lineage.QueryContext(ctx, workspace)
+	if err != nil {
+		return store.Lineage{}, fmt.Errorf("lineage %s: %w", workspace, err)
+	}
+	defer rows.Close()
+	var thread, woke int
+	var bindings []store.Binding
+	for rows.Next() {
+		var step, session sql.NullString // NULL: a thread without bindings
+		if err := rows.Scan(&thread, &woke, &step, &session); err != nil {
+			return store.Lineage{}, fmt.Errorf("lineage %s: %w", workspace, err)
+		}
+		if step.Valid {
+			bindings = append(bindings, store.Binding{Workspace: workspace, Step: step.String, Session: session.String})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return store.Lineage{}, fmt.Errorf("lineage %s: %w", workspace, err)
+	}
+	return store.LineageOf(workspace, thread, woke, bindings), nil
 }
 
+// Results returns the step results of run ("" for all runs) in the order
+// their rows were first written: a replaced result keeps its place.
 func (d *DB) Results(ctx context.Context, run string) ([]store.StepResult, error) {
-	return nil, errNoRuns
+	st, args := d.stmts.resultsAll, []any(nil)
+	if run != "" {
+		st, args = d.stmts.resultsOf, []any{run}
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("results %s: %w", run, err)
+	}
+	defer rows.Close()
+	var out []store.StepResult
+	for rows.Next() {
+		var runCol, step, body string
+		if err := rows.Scan(&runCol, &step, &body); err != nil {
+			return nil, fmt.Errorf("results %s: %w", run, err)
+		}
+		r, err := decodeResult(runCol, step, body)
+		if err != nil {
+			return nil, fmt.Errorf("results %s: %w", run, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("results %s: %w", run, err)
+	}
+	return out, nil
+}
+
+// decodeRun decodes a runs.body column; id is the row's id column.
+// Garbage, a run Commit would have refused, or a body of another run is an
+// error naming the run, never a panic.
+func decodeRun(id, body string) (store.Run, error) {
+	var r store.Run
+	if err := json.Unmarshal([]byte(body), &r); err != nil {
+		return store.Run{}, fmt.Errorf("decode run %q: %w", id, err)
+	}
+	switch {
+	case r.ID == "" || r.Workspace == "" || r.Status == "":
+		return store.Run{}, fmt.Errorf("decode run %q: id, workspace or status missing", id)
+	case r.ID != id:
+		return store.Run{}, fmt.Errorf("decode run %q: the body is of run %q", id, r.ID)
+	}
+	return r, nil
+}
+
+// decodeResult decodes a results.body column; run and step are the row's
+// columns. Its errors name the run and step, as decodeRun's do.
+func decodeResult(run, step, body string) (store.StepResult, error) {
+	var r store.StepResult
+	if err := json.Unmarshal([]byte(body), &r); err != nil {
+		return store.StepResult{}, fmt.Errorf("decode result %q/%q: %w", run, step, err)
+	}
+	switch {
+	case r.Run == "" || r.Step == "":
+		return store.StepResult{}, fmt.Errorf("decode result %q/%q: run or step missing", run, step)
+	case r.Run != run || r.Step != step:
+		return store.StepResult{}, fmt.Errorf("decode result %q/%q: the body is of %q/%q", run, step, r.Run, r.Step)
+	}
+	return r, nil
 }

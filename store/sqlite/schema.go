@@ -13,10 +13,16 @@ import (
 	"github.com/flower-run/flower/store"
 )
 
-// schema is the on-disk format of SchemaVersion 1, drawn in doc.go.
-// On-disk format: change only with a store.SchemaVersion bump.
-var schema = []string{
-	`CREATE TABLE entries (
+// migrations build the on-disk format drawn in doc.go: migrations[v] takes
+// a store of version v to version v+1, so an empty file runs them all and
+// a version-1 file the ones after it. A new store and an upgraded one thus
+// get the very same tables.
+// On-disk format: change only with a store.SchemaVersion bump, by adding a
+// migration; never edit one that has shipped.
+var migrations = [][]string{
+	// 0 -> 1: sessions.
+	{
+		`CREATE TABLE entries (
 		seq    INTEGER PRIMARY KEY AUTOINCREMENT,
 		key    TEXT NOT NULL,
 		uuid   TEXT NOT NULL UNIQUE,
@@ -25,30 +31,71 @@ var schema = []string{
 		time   TEXT NOT NULL,
 		body   BLOB NOT NULL
 	)`,
-	`CREATE INDEX entries_key_seq ON entries(key, seq)`,
-	`CREATE TABLE meta (
+		`CREATE INDEX entries_key_seq ON entries(key, seq)`,
+		`CREATE TABLE meta (
 		key     TEXT PRIMARY KEY,
 		created TEXT NOT NULL,
 		updated TEXT NOT NULL,
 		body    TEXT NOT NULL
 	)`,
-	`CREATE TABLE summaries (
+		`CREATE TABLE summaries (
 		id   INTEGER PRIMARY KEY AUTOINCREMENT,
 		key  TEXT NOT NULL,
 		text TEXT NOT NULL,
 		time TEXT NOT NULL
 	)`,
-	`CREATE INDEX summaries_key_id ON summaries(key, id)`,
-	fmt.Sprintf(`PRAGMA user_version = %d`, store.SchemaVersion),
+		`CREATE INDEX summaries_key_id ON summaries(key, id)`,
+	},
+	// 1 -> 2: run state, lineage and manifest rows in the store (issue 9),
+	// and an index that lets Last seek a session's newest entry of a kind
+	// instead of scanning the session backwards (issue 12).
+	{
+		`CREATE TABLE runs (
+		seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+		id        TEXT NOT NULL UNIQUE,
+		workspace TEXT NOT NULL,
+		status    TEXT NOT NULL,
+		created   TEXT NOT NULL,
+		updated   TEXT NOT NULL,
+		body      TEXT NOT NULL
+	)`,
+		`CREATE INDEX runs_workspace_seq ON runs(workspace, seq)`,
+		`CREATE TABLE threads (
+		workspace TEXT PRIMARY KEY,
+		thread    INTEGER NOT NULL,
+		woke      INTEGER NOT NULL
+	)`,
+		`CREATE TABLE bindings (
+		seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+		workspace TEXT NOT NULL,
+		thread    INTEGER NOT NULL,
+		step      TEXT NOT NULL,
+		session   TEXT NOT NULL,
+		time      TEXT NOT NULL
+	)`,
+		`CREATE INDEX bindings_workspace_thread_seq ON bindings(workspace, thread, seq)`,
+		`CREATE TABLE results (
+		seq  INTEGER PRIMARY KEY AUTOINCREMENT,
+		run  TEXT NOT NULL,
+		step TEXT NOT NULL,
+		body TEXT NOT NULL,
+		UNIQUE (run, step)
+	)`,
+		`CREATE INDEX entries_key_kind_seq ON entries(key, kind, seq)`,
+	},
 }
 
-// tables are the tables a store of SchemaVersion has.
-var tables = []string{"entries", "meta", "summaries"}
+// tables[v] are the tables a store of version v has.
+var tables = [][]string{
+	nil,
+	{"entries", "meta", "summaries"},
+	{"entries", "meta", "summaries", "runs", "threads", "bindings", "results"},
+}
 
 // probe checks the file before the pool opens it. The pool's connections
 // switch the file to WAL mode as they connect, a lasting change that
 // another program's database must not get; this connection changes
-// nothing, it only reads.
+// nothing, it only reads: an old store is upgraded later, by migrate.
 func probe(ctx context.Context, path string) error {
 	db, err := sql.Open("sqlite", fileURI(path, url.Values{"_pragma": {"busy_timeout(5000)"}}))
 	if err != nil {
@@ -64,52 +111,63 @@ func probe(ctx context.Context, path string) error {
 	return err
 }
 
-// migrate creates the schema in an empty file, or checks an existing one.
-// It runs in a write transaction so that two processes opening a new file
-// at once do not both create it: the second waits, then sees version 1.
+// migrate creates the schema in an empty file, upgrades a store of an
+// older version, or checks a current one. It runs in a write transaction,
+// the version check included, so that two processes opening a new or an
+// old file at once do not both create or upgrade it: the second waits for
+// the first's commit, then finds the current version. An upgrade writes
+// its tables and the new user_version in that one transaction, so a crash
+// leaves the file at the old version or the new one, never between.
 func (d *DB) migrate(ctx context.Context) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	empty, err := checkSchema(ctx, tx, d.path)
-	if err != nil || !empty {
+	version, err := checkSchema(ctx, tx, d.path)
+	if err != nil || version == store.SchemaVersion {
 		return err
 	}
-	if err := create(ctx, tx); err != nil {
+	if err := upgrade(ctx, tx, version); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
-// checkSchema reads the version and tables of the file: a store of ours
-// passes, an empty file passes as empty, anything else is refused.
-func checkSchema(ctx context.Context, tx *sql.Tx, path string) (empty bool, err error) {
-	var version int
+// checkSchema reads the version and tables of the file: a store of ours,
+// of this version or an older one, passes with its version; an empty file
+// passes as version 0; anything else is refused.
+func checkSchema(ctx context.Context, tx *sql.Tx, path string) (version int, err error) {
 	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
-		return false, err
+		return 0, err
 	}
 	have, err := tableNames(ctx, tx)
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	switch {
 	case version == 0 && len(have) == 0:
-		return true, nil
+		return 0, nil
 	case version == 0:
-		return false, &notStoreError{path: path, why: "it holds tables of another program"}
-	case version != store.SchemaVersion:
-		return false, &schemaError{path: path, version: version}
+		return 0, &notStoreError{path: path, why: "it holds tables of another program"}
+	case version < 0 || version > store.SchemaVersion:
+		return 0, &schemaError{path: path, version: version}
 	}
-	return false, checkTables(path, have)
+	return version, checkTables(path, version, have)
 }
 
-func create(ctx context.Context, tx *sql.Tx) error {
-	for _, stmt := range schema {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("create schema: %w", err)
+// upgrade runs the migrations from version on and records the new version
+// in the same transaction.
+func upgrade(ctx context.Context, tx *sql.Tx, version int) error {
+	for v := version; v < store.SchemaVersion; v++ {
+		for _, stmt := range migrations[v] {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("migrate schema %d to %d: %w", v, v+1, err)
+			}
 		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, store.SchemaVersion)); err != nil {
+		return fmt.Errorf("migrate schema: %w", err)
 	}
 	return nil
 }
@@ -133,10 +191,11 @@ func tableNames(ctx context.Context, tx *sql.Tx) (map[string]bool, error) {
 	return have, rows.Err()
 }
 
-// checkTables refuses a file that claims our version but lacks a table:
-// another program's database that happens to use user_version.
-func checkTables(path string, have map[string]bool) error {
-	for _, name := range tables {
+// checkTables refuses a file that claims one of our versions but lacks a
+// table of it: another program's database that happens to use
+// user_version. A version-1 store lacks the run tables; upgrade adds them.
+func checkTables(path string, version int, have map[string]bool) error {
+	for _, name := range tables[version] {
 		if !have[name] {
 			return &notStoreError{path: path, why: "table " + name + " is missing"}
 		}

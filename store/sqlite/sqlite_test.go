@@ -192,7 +192,7 @@ func TestSchemaMismatch(t *testing.T) {
 	if !errors.Is(err, store.ErrSchema) {
 		t.Fatalf("Open = %v, want ErrSchema", err)
 	}
-	want := path + `: schema version 99, this flower reads 1: run "flower --reset" to start a new store`
+	want := path + `: schema version 99, this flower reads 2: run "flower --reset" to start a new store`
 	if got := err.Error(); got != want {
 		t.Errorf("error text\n got %s\nwant %s", got, want)
 	}
