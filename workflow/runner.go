@@ -26,7 +26,8 @@ type runner struct {
 	opts    Options
 	run     store.Run
 	lineage store.Lineage
-	dead    map[string]bool // steps whose lineage session is gone from the store
+	dead    map[string]bool   // steps whose lineage session is gone from the store
+	ran     map[string]string // step -> session, attempts of this process
 	resumed bool
 }
 
@@ -37,7 +38,7 @@ func newRunner(w *Workflow, rt *agent.Runtime, opts Options) *runner {
 	if opts.RunDir == "" {
 		opts.RunDir = "runs"
 	}
-	return &runner{w: w, rt: rt, st: rt.Store(), ws: rt.Workspace(), opts: opts, dead: map[string]bool{}}
+	return &runner{w: w, rt: rt, st: rt.Store(), ws: rt.Workspace(), opts: opts, dead: map[string]bool{}, ran: map[string]string{}}
 }
 
 func (r *runner) emit(e event.Event) {

@@ -86,8 +86,12 @@ func (r *runner) planStep(st Step) plan {
 	return plan{prompt: st.Prompt}
 }
 
-// sessionOf is a step's session in the thread, if it may be continued.
+// sessionOf is a step's session in this run, else in the thread if it
+// may be continued.
 func (r *runner) sessionOf(step string) string {
+	if id := r.ran[step]; id != "" {
+		return id
+	}
 	if !r.w.Continuous || r.dead[step] {
 		return ""
 	}
@@ -110,6 +114,9 @@ func (r *runner) attempt(ctx context.Context, i int, st Step, row string, p plan
 		Sink: r.stepSink(st.Name), With: r.bind(st.Name)})
 	if err := r.reload(ctx); err != nil {
 		return res, err
+	}
+	if res.SessionID != "" {
+		r.ran[st.Name] = res.SessionID
 	}
 	if r.dead[st.Name] && r.lineage.Steps[st.Name] != "" && r.rt.HasSession(r.lineage.Steps[st.Name]) {
 		delete(r.dead, st.Name)
@@ -215,9 +222,14 @@ func (r *runner) total() int {
 }
 
 // stepSink forwards a step's events, tagged with the step. Nothing durable
-// flows through it: bindings are committed by the agent (RunOptions.With).
+// flows through it: bindings are committed by the agent (RunOptions.With);
+// a session's init event only refreshes the lineage export.
 func (r *runner) stepSink(step string) event.Sink {
 	return func(e event.Event) {
+		if e.Kind == event.Init && e.Payload["subagent"] == nil {
+			// The binding is committed by now: refresh the export.
+			r.exportLineage(context.Background())
+		}
 		p := map[string]any{"step": step}
 		for k, v := range e.Payload {
 			p[k] = v

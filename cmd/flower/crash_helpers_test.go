@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/flower-run/flower/store"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/model/modeltest"
+	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/workflow"
 )
 

@@ -241,7 +241,7 @@ func TestCrashTornFiles(t *testing.T) {
 			t.Parallel()
 			c := newCrashRun(t, crashFlow{bash: crashEcho}, tt.policy)
 			c.crashed(c.killAtRequest(7))
-			before, from := c.state(), c.srv.Count()
+			from := c.srv.Count()
 			path := filepath.Join(c.runDir(), tt.file)
 			fi, err := os.Stat(path)
 			if err != nil {
@@ -254,6 +254,9 @@ func TestCrashTornFiles(t *testing.T) {
 			if err := os.Truncate(path, cut); err != nil {
 				t.Fatal(err)
 			}
+			// Read after tearing: opening the store recovers the WAL (and
+			// checkpoints it away on close), as the wake would.
+			before := c.state()
 			r := c.wake()
 			if got := readCrashFiles(t, c.dir); got != tt.want {
 				t.Errorf("workspace after the wake %+v, want %+v", got, tt.want)

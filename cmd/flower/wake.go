@@ -141,12 +141,12 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	return wakeExit(ctx, outc, rt.TotalCost(), out)
 }
 
-// finishCut drives the cut run to its end with the starter it was started
+// finishCut drives the cut run to its end with the phrase it was started
 // with. Words typed on this wake while the brief is unfinished reach the
 // clarification as its task (R3.10).
 func finishCut(ctx context.Context, rt *agent.Runtime, opts workflow.Options, cut *store.Run,
 	starter func(task, phrase string) *workflow.Workflow, phrase string, waking bool) workflow.Outcome {
-	task := cut.Task
+	task := "" // a cut step goes on from its session or its stored prompt
 	if phrase != "" && !waking {
 		task = phrase
 	}

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/flower-run/flower/internal/failpoint"
 )
 
 // WriteFile atomically replaces path with data, with the given mode.
@@ -35,13 +37,19 @@ func WriteFile(path string, data []byte, mode fs.FileMode) (err error) {
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("sync temp file: %w", err)
 	}
+	failpoint.Durable("fsync " + filepath.Base(path) + " (temp)")
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("close temp file: %w", err)
 	}
 	if err = os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("rename temp file: %w", err)
 	}
-	return SyncDir(dir)
+	failpoint.Durable("rename " + filepath.Base(path))
+	if err = SyncDir(dir); err != nil {
+		return err
+	}
+	failpoint.Durable("fsync dir of " + filepath.Base(path))
+	return nil
 }
 
 // SyncDir makes a rename or a creation in dir durable.

@@ -21,6 +21,16 @@ import (
 // Env is the variable that arms a failpoint.
 const Env = "FLOWER_FAILPOINT"
 
+// TraceEnv names a file to which every hit of Durable appends a line
+// saying what was just made durable: a crash suite runs a flow once with
+// it to learn how many durable writes there are, then kills flower after
+// each (FLOWER_FAILPOINT=durable:N).
+const TraceEnv = "FLOWER_FAILPOINT_TRACE"
+
+// DurablePoint is the failpoint hit after every fsync'd store commit and
+// every fsync and rename of an atomically replaced file.
+const DurablePoint = "durable"
+
 var (
 	armed bool         // a failpoint is set in the environment
 	name  string       // the armed point
@@ -28,7 +38,25 @@ var (
 	hits  atomic.Int64 // hits of the armed point so far
 )
 
+var trace = os.Getenv(TraceEnv) // "" unless a suite counts durable writes
+
 func init() { name, nth, armed = Parse(os.Getenv(Env)) }
+
+// Durable marks that what was just made durable (a commit, an fsync, a
+// rename): it records it in the trace file, if one is set, then hits
+// DurablePoint.
+func Durable(what string) {
+	if !armed && trace == "" {
+		return
+	}
+	if trace != "" {
+		if f, err := os.OpenFile(trace, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			f.WriteString(what + "\n")
+			f.Close()
+		}
+	}
+	Hit(DurablePoint)
+}
 
 // Parse reads a FLOWER_FAILPOINT value: "name" or "name:N" with N >= 1.
 // Anything else (empty, N not a positive number) arms nothing.

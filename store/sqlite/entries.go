@@ -9,6 +9,7 @@ import (
 
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/store"
 )
 
@@ -75,6 +76,7 @@ func (d *DB) write(ctx context.Context, op string, fn func(*sql.Tx) error) error
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s: commit: %w", op, err)
 	}
+	failpoint.Durable("commit " + op)
 	return nil
 }
 
