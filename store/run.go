@@ -51,6 +51,12 @@ type Run struct {
 	// judge rounds started.
 	Judge string `json:"judge,omitempty"`
 	Round int    `json:"round,omitempty"`
+	// Verdict is the last judge round's verdict, "pass" or "fail", from
+	// the commit of its row until the workflow acts on it (ends the run,
+	// or starts the rework round); Findings is its text. A crash in
+	// between acts on the stored verdict instead of judging again.
+	Verdict  string `json:"verdict,omitempty"`
+	Findings string `json:"findings,omitempty"`
 	// Done lists the steps completed in this run, in order.
 	Done []string `json:"done,omitempty"`
 	// Holder names the process that drives the run now (host pid), for

@@ -74,8 +74,14 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	data = append(data, '\n')
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+	old, err := os.ReadFile(path)
+	if err == nil && bytes.Equal(old, data) {
 		return nil // unchanged: no fsync, no rename
+	}
+	if err == nil && !json.Valid(old) {
+		err = &CorruptExportError{Path: path}
+	} else {
+		err = nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("export %s: %w", filepath.Base(path), err)
@@ -83,7 +89,15 @@ func writeJSON(path string, v any) error {
 	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("export %s: %w", filepath.Base(path), err)
 	}
-	return nil
+	return err
+}
+
+// CorruptExportError reports an export that was not valid JSON: it was
+// ignored and written again from the store.
+type CorruptExportError struct{ Path string }
+
+func (e *CorruptExportError) Error() string {
+	return "ignored a corrupt " + e.Path + ": written again from the store"
 }
 
 // ReadManifest decodes a manifest.json export; a missing file has no rows.

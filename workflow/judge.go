@@ -77,7 +77,7 @@ func (r *runner) judge(ctx context.Context, out Outcome) (Outcome, *agent.Result
 		return out, res, err
 	}
 	for n := 0; n <= rounds; n++ { // rounds reset on every wake (R3.14)
-		v, res, err := r.verdict(ctx)
+		v, res, err := r.roundVerdict(ctx)
 		if res != nil || err != nil {
 			return out, res, err
 		}
@@ -90,6 +90,15 @@ func (r *runner) judge(ctx context.Context, out Outcome) (Outcome, *agent.Result
 		}
 	}
 	return out, nil, nil
+}
+
+// roundVerdict is the verdict a crash left stored and not yet acted on,
+// else a new (or the cut) judge round's.
+func (r *runner) roundVerdict(ctx context.Context) (Verdict, *agent.Result, error) {
+	if r.run.Verdict != "" && !r.cut(judgeStep) {
+		return Verdict{Pass: r.run.Verdict == "pass", Findings: r.run.Findings}, nil, nil
+	}
+	return r.verdict(ctx)
 }
 
 // finishRework completes a rework round a crash cut, before judging again.
@@ -142,6 +151,10 @@ func (r *runner) verdict(ctx context.Context) (Verdict, *agent.Result, error) {
 	if err != nil || !ok {
 		v = Verdict{Findings: "The judge ended without calling the verdict tool; treat the work as unverified."}
 	}
+	r.run.Verdict, r.run.Findings = "fail", v.Findings
+	if v.Pass {
+		r.run.Verdict = "pass"
+	}
 	return v, nil, r.record(ctx, row, res, true)
 }
 
@@ -163,6 +176,7 @@ func (r *runner) rework(ctx context.Context, round int, findings string) (*agent
 		prompt = j.Findings(round, findings)
 	}
 	row := fmt.Sprintf("%s#round%d", j.Work, round)
+	r.run.Verdict, r.run.Findings = "", "" // acted on: the round's start commits this
 	return r.reworkRound(ctx, row, plan{session: r.sessionOf(j.Work), prompt: prompt, connected: true})
 }
 

@@ -77,6 +77,12 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if !f.fresh && phrase == "" && !st.Waking && len(st.Steps) == 0 && cut == nil {
 		return nothingToContinue(ws)
 	}
+	if last, done := passedLast(ctx, s, ws); done && st.Waking && cut == nil && phrase == "" && !f.fresh && !f.noRestore {
+		fmt.Fprintf(out, "✓ run %s passed its verdict: nothing to continue in %s\n"+
+			"  say what to change: flower \"...\" (the judge checks it too), or start another task: flower --new \"...\"\n",
+			last.ID, tilde(ws))
+		return nil
+	}
 	task, added := phrase, ""
 	if st.Waking && phrase != "" {
 		task, added = "", phrase
@@ -175,6 +181,17 @@ func cutRun(ctx context.Context, s store.Store, ws string, f *wakeFlags) (*store
 		return nil, &exitError{code: exitFailed, err: err}
 	}
 	return r, nil
+}
+
+// passedLast returns the newest run of the workspace if it ended with a
+// passed verdict: a bare wake then has nothing to do and pays for nothing.
+func passedLast(ctx context.Context, s store.Store, ws string) (store.Run, bool) {
+	runs, err := s.Runs(ctx, ws)
+	if err != nil || len(runs) == 0 {
+		return store.Run{}, false
+	}
+	last := runs[len(runs)-1]
+	return last, last.Status == store.RunFinished && last.Outcome == "passed"
 }
 
 func nothingToContinue(ws string) error {

@@ -228,7 +228,7 @@ func TestKill9MidStep(t *testing.T) {
 			// R3.6: status tells what the wake will continue: the cut run.
 			at := tt.step
 			if at == "judge" {
-				at = "-" // the judge is no step of the lineage
+				at = "work·judge#1" // its row: the judge is no step of the lineage
 			}
 			if s := flower(t, dir, nil, "status"); s.code != 0 || !strings.Contains(s.stdout, "in flight at step "+at+", cut") {
 				t.Errorf("status after the kill: exit %d\n%s%s", s.code, s.stdout, s.stderr)
