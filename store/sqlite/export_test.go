@@ -18,9 +18,11 @@ func RawDB(d *DB) *sql.DB { return d.db }
 // AppendBody is the body encoder, for benchmarks and fuzzing.
 func AppendBody(dst []byte, e *store.Entry) ([]byte, error) { return appendBody(dst, e) }
 
-// Decoders of the run-state records, for fuzzing.
+// Codecs of the run-state records, for fuzzing.
 var (
+	EncodeRun    = encodeRun
 	DecodeRun    = decodeRun
+	EncodeResult = encodeResult
 	DecodeResult = decodeResult
 )
 

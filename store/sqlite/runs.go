@@ -57,11 +57,11 @@ func encodeBatch(b store.Batch) (*batchRows, error) {
 		if r.ID == "" || r.Workspace == "" || r.Status == "" {
 			return nil, errors.New("commit run: id, workspace and status are required")
 		}
-		body, err := json.Marshal(r)
+		body, err := encodeRun(r)
 		if err != nil {
-			return nil, fmt.Errorf("commit run %s: encode: %w", r.ID, err)
+			return nil, fmt.Errorf("commit run %s: %w", r.ID, err)
 		}
-		w.run = []any{r.ID, r.Workspace, string(r.Status), column(r.Created), column(r.Updated), string(body)}
+		w.run = []any{r.ID, r.Workspace, string(r.Status), column(r.Created), column(r.Updated), body}
 	}
 	for _, x := range b.Bind {
 		if x.Workspace == "" || x.Step == "" || x.Session == "" {
@@ -72,11 +72,11 @@ func encodeBatch(b store.Batch) (*batchRows, error) {
 		if r.Run == "" || r.Step == "" {
 			return nil, errors.New("commit result: run and step are required")
 		}
-		body, err := json.Marshal(r)
+		body, err := encodeResult(&r)
 		if err != nil {
-			return nil, fmt.Errorf("commit result %s/%s: encode: %w", r.Run, r.Step, err)
+			return nil, fmt.Errorf("commit result %s/%s: %w", r.Run, r.Step, err)
 		}
-		w.results = append(w.results, []any{r.Run, r.Step, string(body)})
+		w.results = append(w.results, []any{r.Run, r.Step, body})
 	}
 	return w, nil
 }
@@ -238,6 +238,26 @@ func (d *DB) Results(ctx context.Context, run string) ([]store.StepResult, error
 		return nil, fmt.Errorf("results %s: %w", run, err)
 	}
 	return out, nil
+}
+
+// encodeRun is the body column of a run: its JSON. Runs and results are
+// small and read rarely, so JSON, which a person can read with sqlite3,
+// costs nothing that matters (entries are binary for their load time).
+func encodeRun(r *store.Run) (string, error) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return "", fmt.Errorf("encode run: %w", err)
+	}
+	return string(body), nil
+}
+
+// encodeResult is the body column of a step result: its JSON.
+func encodeResult(r *store.StepResult) (string, error) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return "", fmt.Errorf("encode result: %w", err)
+	}
+	return string(body), nil
 }
 
 // decodeRun decodes a runs.body column; id is the row's id column.
