@@ -25,11 +25,18 @@ func (d *DB) Commit(ctx context.Context, b store.Batch) error {
 	if err != nil {
 		return err
 	}
-	op := "commit"
-	if w.entriesOnly() {
-		op = "append entries" // the texts of Append, which is this
+	if w.entriesOnly() { // an Append: its error texts
+		return d.write(ctx, "append entries", func(tx *sql.Tx) error { return d.insertEntries(ctx, tx, w.entries) })
 	}
-	return d.write(ctx, op, func(tx *sql.Tx) error { return d.apply(ctx, tx, w, op != "commit") })
+	return d.write(ctx, "commit", func(tx *sql.Tx) error {
+		if err := d.applyRuns(ctx, tx, w); err != nil {
+			return err
+		}
+		if err := d.insertEntries(ctx, tx, w.entries); err != nil {
+			return fmt.Errorf("append entries: %w", err)
+		}
+		return nil
+	})
 }
 
 // batchRows is a batch turned into column values.
@@ -81,8 +88,9 @@ func encodeBatch(b store.Batch) (*batchRows, error) {
 	return w, nil
 }
 
-// apply writes w in tx. Statements from tx.StmtContext close with tx.
-func (d *DB) apply(ctx context.Context, tx *sql.Tx, w *batchRows, entriesOnly bool) error {
+// applyRuns writes the run-state part of w in tx, in the order of
+// store.Batch. Statements from tx.StmtContext close with tx.
+func (d *DB) applyRuns(ctx context.Context, tx *sql.Tx, w *batchRows) error {
 	exec := func(st *sql.Stmt, args ...any) error {
 		_, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 		return err
@@ -123,15 +131,18 @@ func (d *DB) apply(ctx context.Context, tx *sql.Tx, w *batchRows, entriesOnly bo
 			}
 		}
 	}
-	if len(w.entries) > 0 {
-		ins := tx.StmtContext(ctx, d.stmts.insertEntry)
-		for _, r := range w.entries {
-			if _, err := ins.ExecContext(ctx, r...); err != nil {
-				if err = entryError(err, r); !entriesOnly {
-					err = fmt.Errorf("append entries: %w", err)
-				}
-				return err
-			}
+	return nil
+}
+
+// insertEntries appends the encoded entries in tx.
+func (d *DB) insertEntries(ctx context.Context, tx *sql.Tx, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	ins := tx.StmtContext(ctx, d.stmts.insertEntry)
+	for _, r := range rows {
+		if _, err := ins.ExecContext(ctx, r...); err != nil {
+			return entryError(err, r)
 		}
 	}
 	return nil

@@ -165,3 +165,39 @@ func TestCorruptRunRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestTornWALBatches: a crash that tears the WAL loses whole batches. At
+// every cut, the run, the wake count, the bindings, the results and the
+// entries that survive are those of the same number of batches.
+func TestTornWALBatches(t *testing.T) {
+	const n = 6
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	db := open(t, path)
+	for i := range n {
+		step := fmt.Sprint("step", i)
+		r := store.Run{ID: "r", Workspace: "/w", Status: store.RunInFlight, Round: i + 1, Task: strings.Repeat("t", 3000)}
+		b := store.Batch{Wake: "/w", Run: &r, Bind: []store.Binding{{Workspace: "/w", Step: step, Session: "s"}},
+			Results: []store.StepResult{{Run: "r", Step: step, Text: strings.Repeat("x", 3000)}}, Entries: []store.Entry{note("k", i)}}
+		if err := db.Commit(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	size := fileSize(t, path+"-wal")
+	for cut := size; cut >= 0; cut -= 3001 { // drifting across frame edges
+		clone := open(t, crashClone(t, path, func(b []byte) []byte { return b[:cut] }))
+		m := len(load(t, clone, "k"))
+		r, ok, err := clone.Run(ctx, "r")
+		if err != nil || ok != (m > 0) || r.Round != m {
+			t.Fatalf("cut at %d: %d entries but run round %d (found %v, %v)", cut, m, r.Round, ok, err)
+		}
+		l, err := clone.Lineage(ctx, "/w")
+		if err != nil || l.Woke != m || len(l.Steps) != m {
+			t.Fatalf("cut at %d: %d entries but lineage %+v, %v", cut, m, l, err)
+		}
+		if rs, err := clone.Results(ctx, "r"); err != nil || len(rs) != m {
+			t.Fatalf("cut at %d: %d entries but %d results, %v", cut, m, len(rs), err)
+		}
+		clone.Close()
+	}
+}

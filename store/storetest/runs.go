@@ -349,3 +349,25 @@ func testCommitCancelled(t *testing.T, s store.Store) {
 	}
 	checkNothing(t, s, ws, "r1", "k")
 }
+
+// testRunReadsCancelled: the run-state reads refuse a context that is
+// already done, as every other call does.
+func testRunReadsCancelled(t *testing.T, s store.Store) {
+	r := run("r1", "/w/a", 0)
+	mustCommit(t, s, store.Batch{Run: &r, Bind: []store.Binding{bind("/w/a", "clarify", "s1")},
+		Results: []store.StepResult{{Run: "r1", Step: "clarify"}}})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := s.Run(ctx, "r1"); err == nil {
+		t.Error("Run with a cancelled context = nil error")
+	}
+	if _, err := s.Runs(ctx, ""); err == nil {
+		t.Error("Runs with a cancelled context = nil error")
+	}
+	if _, err := s.Lineage(ctx, "/w/a"); err == nil {
+		t.Error("Lineage with a cancelled context = nil error")
+	}
+	if _, err := s.Results(ctx, ""); err == nil {
+		t.Error("Results with a cancelled context = nil error")
+	}
+}

@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CommitEmpty", testCommitEmpty},
 		{"CommitInvalid", testCommitInvalid},
 		{"CommitCancelled", testCommitCancelled},
+		{"RunReadsCancelled", testRunReadsCancelled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
