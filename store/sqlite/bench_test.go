@@ -117,3 +117,39 @@ func BenchmarkLoad10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(loads*total)/b.Elapsed().Seconds(), "entries/s")
 }
+
+// BenchmarkLastRare10k finds the newest entry of a kind a long session
+// holds once, near its start (a first prompt, an early handoff): the
+// worst case for a walk back through the session. "seek" is the store as
+// it is; "walk" drops entries_key_kind_seq, as a version-1 store had it
+// (issue 12).
+func BenchmarkLastRare10k(b *testing.B) {
+	const total = 10_000
+	for _, mode := range []string{"seek", "walk"} {
+		b.Run(mode, func(b *testing.B) {
+			db := benchStore(b)
+			ctx := context.Background()
+			first := note("-home-me-proj/s", 0)
+			first.Kind = store.KindUser
+			batch := []store.Entry{first}
+			for i := 1; i < total; i++ {
+				batch = append(batch, assistant("-home-me-proj/s", i))
+				if len(batch) == 500 {
+					appendAll(b, db, batch...)
+					batch = batch[:0]
+				}
+			}
+			if mode == "walk" {
+				if _, err := sqlite.RawDB(db).Exec(`DROP INDEX entries_key_kind_seq`); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for b.Loop() {
+				e, ok, err := db.Last(ctx, "-home-me-proj/s", store.KindUser)
+				if err != nil || !ok || e.UUID != first.UUID {
+					b.Fatalf("Last = %s, %v, %v", e.UUID, ok, err)
+				}
+			}
+		})
+	}
+}

@@ -3,8 +3,8 @@
 // modernc.org/sqlite so that flower builds without cgo (R2.7).
 //
 // Several flower processes may open the same file. Every connection runs in
-// WAL mode with synchronous=FULL, so a commit is fsync'd before Append
-// returns, and with a busy timeout, so writers from other processes queue
+// WAL mode with synchronous=FULL, so a commit is fsync'd before Commit (or
+// Append, a Commit of entries only) returns, and with a busy timeout, so writers from other processes queue
 // instead of failing. Write transactions begin IMMEDIATE: a writer takes the
 // write lock before it reads anything, which rules out the lock-upgrade
 // deadlock a deferred transaction can hit.
@@ -13,9 +13,12 @@
 //
 // On-disk format: change only with a SchemaVersion bump (store.SchemaVersion,
 // kept in PRAGMA user_version and written in the same transaction as the
-// tables, so a file either has both or neither).
+// tables, so a file either has both or neither). This is version 2: the
+// tables of version 1 (entries, meta, summaries, entries_key_seq,
+// summaries_key_id) and, since issue 9, the run state (runs, threads,
+// bindings, results) and entries_key_kind_seq.
 //
-//	PRAGMA user_version = store.SchemaVersion
+//	PRAGMA user_version = store.SchemaVersion   (2)
 //
 //	entries                               append-only: never updated or deleted
 //	┌────────┬─────────────────────────────────────┬────────────────────────────┐
@@ -27,7 +30,8 @@
 //	│ time   │ TEXT NOT NULL                       │ UTC, fixed-width RFC 3339  │
 //	│ body   │ BLOB NOT NULL                       │ the Entry, below: truth    │
 //	└────────┴─────────────────────────────────────┴────────────────────────────┘
-//	INDEX entries_key_seq ON entries(key, seq)
+//	INDEX entries_key_seq ON entries(key, seq)                Load
+//	INDEX entries_key_kind_seq ON entries(key, kind, seq)     Last: a seek, not a scan (v2)
 //
 //	meta                                  a description, not history: upserted
 //	┌─────────┬──────────────────┬──────────────────────────────────────────────┐
@@ -46,12 +50,83 @@
 //	└──────┴───────────────────────────────────┴────────────────────────────────┘
 //	INDEX summaries_key_id ON summaries(key, id)
 //
+//	runs (v2)                             a run's state: upserted by id, whole
+//	┌───────────┬───────────────────────────────────┬───────────────────────────┐
+//	│ seq       │ INTEGER PRIMARY KEY AUTOINCREMENT │ first write: Runs' order  │
+//	│ id        │ TEXT NOT NULL UNIQUE              │ Run.ID                    │
+//	│ workspace │ TEXT NOT NULL                     │ Run.Workspace             │
+//	│ status    │ TEXT NOT NULL                     │ Run.Status                │
+//	│ created   │ TEXT NOT NULL                     │ Run.Created               │
+//	│ updated   │ TEXT NOT NULL                     │ Run.Updated               │
+//	│ body      │ TEXT NOT NULL                     │ JSON of the Run: truth    │
+//	└───────────┴───────────────────────────────────┴───────────────────────────┘
+//	INDEX runs_workspace_seq ON runs(workspace, seq)
+//
+//	threads (v2)                          a workspace's current thread: upserted
+//	┌───────────┬──────────────────────┬────────────────────────────────────────┐
+//	│ workspace │ TEXT PRIMARY KEY     │ Lineage.Workspace                      │
+//	│ thread    │ INTEGER NOT NULL     │ +1 on Archive (/new), from 0           │
+//	│ woke      │ INTEGER NOT NULL     │ +1 on Wake, 0 on Archive               │
+//	└───────────┴──────────────────────┴────────────────────────────────────────┘
+//
+//	bindings (v2)                         append-only: never updated or deleted
+//	┌───────────┬───────────────────────────────────┬───────────────────────────┐
+//	│ seq       │ INTEGER PRIMARY KEY AUTOINCREMENT │ commit order              │
+//	│ workspace │ TEXT NOT NULL                     │ Binding.Workspace         │
+//	│ thread    │ INTEGER NOT NULL                  │ threads.thread when bound │
+//	│ step      │ TEXT NOT NULL                     │ Binding.Step              │
+//	│ session   │ TEXT NOT NULL                     │ Binding.Session           │
+//	│ time      │ TEXT NOT NULL                     │ wall time of the Commit   │
+//	└───────────┴───────────────────────────────────┴───────────────────────────┘
+//	INDEX bindings_workspace_thread_seq ON bindings(workspace, thread, seq)
+//
+//	results (v2)                          manifest rows: upserted by (run, step)
+//	┌──────┬───────────────────────────────────┬────────────────────────────────┐
+//	│ seq  │ INTEGER PRIMARY KEY AUTOINCREMENT │ first write: Results' order    │
+//	│ run  │ TEXT NOT NULL                     │ StepResult.Run                 │
+//	│ step │ TEXT NOT NULL                     │ StepResult.Step (work#round2)  │
+//	│ body │ TEXT NOT NULL                     │ JSON of the StepResult: truth  │
+//	└──────┴───────────────────────────────────┴────────────────────────────────┘
+//	UNIQUE (run, step); INDEX results_run_seq ON results(run, seq)
+//
 // The body column holds everything an entry says; the other columns copy
 // the fields a person or a query needs (sqlite3 sessions.db 'select kind,
 // time from entries where key = ...'). Loading decodes the body and takes
 // seq from its column. Times in columns have the layout
 // 2006-01-02T15:04:05.000000000Z in UTC so that text order is time order.
 // To read whole entries, `flower show --raw SESSION` prints each as JSON.
+//
+// # Run state
+//
+// Commit writes a store.Batch in one transaction, in the order Archive,
+// Wake, Bind, Run, Results, Entries, so a workflow transition and the
+// entries behind it are durable together (DESIGN.md §3.7). A lineage is
+// read, not stored: the threads row of the workspace and the bindings of
+// its current thread, in seq order, folded by store.LineageOf (the newest
+// binding of a step is current, the ones it replaced retired), the same
+// function store/mem uses. An archive leaves the older threads' bindings in
+// place; they are history. Runs and step results are replaced by an upsert
+// (ON CONFLICT ... DO UPDATE), which keeps the row and so its seq: a
+// replaced result keeps its place in the first-written order. Their bodies
+// are JSON: they are small and read rarely, and sqlite3 shows them as they
+// are. A body that does not decode, lacks its identifying fields or names
+// another row than its own is an error naming the record, never a panic
+// (FuzzDecodeRun, FuzzDecodeResult).
+//
+// # Migration
+//
+// A store of an older version is upgraded when it is opened; a newer one
+// (the next version included) is refused with store.ErrSchema and the text
+// naming `flower --reset`. The schema is a list of migrations, each taking
+// version v to v+1, and a new file runs them all, so a new store and an
+// upgraded one have the same tables (TestMigrateV1 compares them). The
+// read-only probe only checks the version and tables. The upgrade then runs
+// in one IMMEDIATE write transaction that reads user_version itself, runs
+// the missing migrations and sets user_version: a crash or a failure leaves
+// the old version whole, and of two processes opening an old file at once
+// the second waits for the first's commit and finds nothing to do.
+// Version 1 -> 2 only adds tables and indexes; no row is rewritten
+// (testdata/v1.db is a store written by a version-1 flower).
 //
 // # Entry body
 //

@@ -17,3 +17,28 @@ func RawDB(d *DB) *sql.DB { return d.db }
 
 // AppendBody is the body encoder, for benchmarks and fuzzing.
 func AppendBody(dst []byte, e *store.Entry) ([]byte, error) { return appendBody(dst, e) }
+
+// Codecs of the run-state records, for fuzzing.
+var (
+	EncodeRun    = encodeRun
+	DecodeRun    = decodeRun
+	EncodeResult = encodeResult
+	DecodeResult = decodeResult
+)
+
+// Queries are the queries of the statements whose plans tests check, by
+// the statement's field name.
+func Queries() map[string]string {
+	var s statements
+	names := map[**sql.Stmt]string{
+		&s.lastEntry: "lastEntry", &s.loadEntries: "loadEntries", &s.getRun: "getRun", &s.runsOf: "runsOf",
+		&s.lineage: "lineage", &s.resultsOf: "resultsOf",
+	}
+	out := map[string]string{}
+	for _, p := range s.all() {
+		if name, ok := names[p.dst]; ok {
+			out[name] = p.query
+		}
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -173,4 +174,107 @@ func fillAll(t *testing.T, v reflect.Value, path string) {
 	default:
 		t.Fatalf("%s: fillAll does not know %s", path, v.Type())
 	}
+}
+
+// runSamples are runs as Commit stores them: one with every field, with
+// the awkward characters a task holds, and a bare one.
+func runSamples() []store.Run {
+	at := time.Date(2025, 3, 14, 15, 9, 26, 535897932, time.FixedZone("CEST", 2*3600))
+	return []store.Run{
+		{ID: "20250314-150926-535897", Workspace: "/w/a b", Status: store.RunInFlight, Outcome: "passed",
+			Task: "write a.go — «quoted» \"json\" \\ \x00 🌸", Phrase: "also\nb.go", Step: "work", Row: "work#round2",
+			From: "s1", Fork: true, Prompt: "p", Session: "s2", Judge: "s3", Round: 2, Done: []string{"clarify", "goals"},
+			Holder: "host 4242", Created: at, Updated: at.UTC()},
+		{ID: "r", Workspace: "/", Status: store.RunDiscarded},
+	}
+}
+
+func resultSamples() []store.StepResult {
+	at := time.Date(2025, 3, 14, 15, 9, 26, 535897932, time.UTC)
+	return []store.StepResult{
+		{Run: "r1", Step: "work#round2", SessionID: "s", OK: true, CostUSD: 0.0123, NumTurns: 7, Text: "done «é»\n",
+			Error: "e", StartedAt: at, EndedAt: at.Add(time.Second), Attempts: 2, Errors: []string{"a", ""},
+			Resumed: true, Retired: []string{"s0"}, Context: 12345, DurationS: 1.5},
+		{Run: "r", Step: "s"},
+	}
+}
+
+// recordOpts compare decoded run records: an empty list and none are the
+// same list (the JSON body omits an empty Done).
+var recordOpts = cmp.Options{bodyOpts, cmpopts.EquateEmpty()}
+
+// FuzzDecodeRun: decoding any runs.body never panics; a failure names the
+// run; what decodes is the run of its row and survives an encode-decode
+// round trip unchanged.
+func FuzzDecodeRun(f *testing.F) {
+	for _, r := range runSamples() {
+		body, err := sqlite.EncodeRun(&r)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(r.ID, []byte(body))
+	}
+	for _, body := range []string{"", "null", "{}", "[]", `{"id":"r"}`, `{"id":"r","workspace":"/w","status":"x","done":null,"round":1e3}`} {
+		f.Add("r", []byte(body))
+	}
+	f.Fuzz(func(t *testing.T, id string, body []byte) {
+		r, err := sqlite.DecodeRun(id, string(body))
+		if err != nil {
+			if want := fmt.Sprintf("decode run %q", id); !strings.Contains(err.Error(), want) {
+				t.Fatalf("error %q does not name the run: want %s", err, want)
+			}
+			return
+		}
+		if r.ID != id || r.Workspace == "" || r.Status == "" {
+			t.Fatalf("decoded a run Commit refuses, or of another row: %+v", r)
+		}
+		again, err := sqlite.EncodeRun(&r)
+		if err != nil {
+			t.Fatalf("a decoded run does not encode: %v", err)
+		}
+		r2, err := sqlite.DecodeRun(id, again)
+		if err != nil {
+			t.Fatalf("a re-encoded run does not decode: %v", err)
+		}
+		if d := cmp.Diff(r, r2, recordOpts); d != "" {
+			t.Fatalf("round trip changed the run (-first +second):\n%s", d)
+		}
+	})
+}
+
+// FuzzDecodeResult: the same for a results.body.
+func FuzzDecodeResult(f *testing.F) {
+	for _, r := range resultSamples() {
+		body, err := sqlite.EncodeResult(&r)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(r.Run, r.Step, []byte(body))
+	}
+	for _, body := range []string{"", "null", "{}", `{"run":"r"}`, `{"run":"r","step":"s","errors":[1]}`, `{"run":"r","step":"s","cost_usd":1e400}`} {
+		f.Add("r", "s", []byte(body))
+	}
+	f.Fuzz(func(t *testing.T, run, step string, body []byte) {
+		r, err := sqlite.DecodeResult(run, step, string(body))
+		if err != nil {
+			if want := fmt.Sprintf("decode result %q/%q", run, step); !strings.Contains(err.Error(), want) {
+				t.Fatalf("error %q does not name the result: want %s", err, want)
+			}
+			return
+		}
+		if r.Run != run || r.Step != step || r.Run == "" || r.Step == "" {
+			t.Fatalf("decoded a result Commit refuses, or of another row: %+v", r)
+		}
+		again, err := sqlite.EncodeResult(&r)
+		if err != nil {
+			t.Fatalf("a decoded result does not encode: %v", err)
+		}
+		r2, err := sqlite.DecodeResult(run, step, again)
+		if err != nil {
+			t.Fatalf("a re-encoded result does not decode: %v", err)
+		}
+		if d := cmp.Diff(r, r2, recordOpts); d != "" {
+			t.Fatalf("round trip changed the result (-first +second):\n%s", d)
+		}
+	})
 }

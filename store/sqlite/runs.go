@@ -25,11 +25,18 @@ func (d *DB) Commit(ctx context.Context, b store.Batch) error {
 	if err != nil {
 		return err
 	}
-	op := "commit"
-	if w.entriesOnly() {
-		op = "append entries" // the texts of Append, which is this
+	if w.entriesOnly() { // an Append: its error texts
+		return d.write(ctx, "append entries", func(tx *sql.Tx) error { return d.insertEntries(ctx, tx, w.entries) })
 	}
-	return d.write(ctx, op, func(tx *sql.Tx) error { return d.apply(ctx, tx, w, op != "commit") })
+	return d.write(ctx, "commit", func(tx *sql.Tx) error {
+		if err := d.applyRuns(ctx, tx, w); err != nil {
+			return err
+		}
+		if err := d.insertEntries(ctx, tx, w.entries); err != nil {
+			return fmt.Errorf("append entries: %w", err)
+		}
+		return nil
+	})
 }
 
 // batchRows is a batch turned into column values.
@@ -57,11 +64,11 @@ func encodeBatch(b store.Batch) (*batchRows, error) {
 		if r.ID == "" || r.Workspace == "" || r.Status == "" {
 			return nil, errors.New("commit run: id, workspace and status are required")
 		}
-		body, err := json.Marshal(r)
+		body, err := encodeRun(r)
 		if err != nil {
-			return nil, fmt.Errorf("commit run %s: encode: %w", r.ID, err)
+			return nil, fmt.Errorf("commit run %s: %w", r.ID, err)
 		}
-		w.run = []any{r.ID, r.Workspace, string(r.Status), column(r.Created), column(r.Updated), string(body)}
+		w.run = []any{r.ID, r.Workspace, string(r.Status), column(r.Created), column(r.Updated), body}
 	}
 	for _, x := range b.Bind {
 		if x.Workspace == "" || x.Step == "" || x.Session == "" {
@@ -72,17 +79,18 @@ func encodeBatch(b store.Batch) (*batchRows, error) {
 		if r.Run == "" || r.Step == "" {
 			return nil, errors.New("commit result: run and step are required")
 		}
-		body, err := json.Marshal(r)
+		body, err := encodeResult(&r)
 		if err != nil {
-			return nil, fmt.Errorf("commit result %s/%s: encode: %w", r.Run, r.Step, err)
+			return nil, fmt.Errorf("commit result %s/%s: %w", r.Run, r.Step, err)
 		}
-		w.results = append(w.results, []any{r.Run, r.Step, string(body)})
+		w.results = append(w.results, []any{r.Run, r.Step, body})
 	}
 	return w, nil
 }
 
-// apply writes w in tx. Statements from tx.StmtContext close with tx.
-func (d *DB) apply(ctx context.Context, tx *sql.Tx, w *batchRows, entriesOnly bool) error {
+// applyRuns writes the run-state part of w in tx, in the order of
+// store.Batch. Statements from tx.StmtContext close with tx.
+func (d *DB) applyRuns(ctx context.Context, tx *sql.Tx, w *batchRows) error {
 	exec := func(st *sql.Stmt, args ...any) error {
 		_, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 		return err
@@ -123,15 +131,18 @@ func (d *DB) apply(ctx context.Context, tx *sql.Tx, w *batchRows, entriesOnly bo
 			}
 		}
 	}
-	if len(w.entries) > 0 {
-		ins := tx.StmtContext(ctx, d.stmts.insertEntry)
-		for _, r := range w.entries {
-			if _, err := ins.ExecContext(ctx, r...); err != nil {
-				if err = entryError(err, r); !entriesOnly {
-					err = fmt.Errorf("append entries: %w", err)
-				}
-				return err
-			}
+	return nil
+}
+
+// insertEntries appends the encoded entries in tx.
+func (d *DB) insertEntries(ctx context.Context, tx *sql.Tx, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	ins := tx.StmtContext(ctx, d.stmts.insertEntry)
+	for _, r := range rows {
+		if _, err := ins.ExecContext(ctx, r...); err != nil {
+			return entryError(err, r)
 		}
 	}
 	return nil
@@ -238,6 +249,26 @@ func (d *DB) Results(ctx context.Context, run string) ([]store.StepResult, error
 		return nil, fmt.Errorf("results %s: %w", run, err)
 	}
 	return out, nil
+}
+
+// encodeRun is the body column of a run: its JSON. Runs and results are
+// small and read rarely, so JSON, which a person can read with sqlite3,
+// costs nothing that matters (entries are binary for their load time).
+func encodeRun(r *store.Run) (string, error) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return "", fmt.Errorf("encode run: %w", err)
+	}
+	return string(body), nil
+}
+
+// encodeResult is the body column of a step result: its JSON.
+func encodeResult(r *store.StepResult) (string, error) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return "", fmt.Errorf("encode result: %w", err)
+	}
+	return string(body), nil
 }
 
 // decodeRun decodes a runs.body column; id is the row's id column.

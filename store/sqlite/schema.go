@@ -81,6 +81,7 @@ var migrations = [][]string{
 		body TEXT NOT NULL,
 		UNIQUE (run, step)
 	)`,
+		`CREATE INDEX results_run_seq ON results(run, seq)`,
 		`CREATE INDEX entries_key_kind_seq ON entries(key, kind, seq)`,
 	},
 }

@@ -181,20 +181,29 @@ func rawExec(t *testing.T, path string, stmts ...string) {
 	}
 }
 
+// TestSchemaMismatch: a store of a version this flower does not know, the
+// next one included, is refused with the versions and the fix.
 func TestSchemaMismatch(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "sessions.db")
-	db := open(t, path)
-	appendAll(t, db, note("k", 0))
-	db.Close()
-	rawExec(t, path, "PRAGMA user_version = 99")
+	for _, version := range []int{store.SchemaVersion + 1, 99, -1} {
+		t.Run(fmt.Sprint(version), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "sessions.db")
+			db := open(t, path)
+			appendAll(t, db, note("k", 0))
+			db.Close()
+			rawExec(t, path, fmt.Sprintf("PRAGMA user_version = %d", version))
 
-	_, err := sqlite.Open(path)
-	if !errors.Is(err, store.ErrSchema) {
-		t.Fatalf("Open = %v, want ErrSchema", err)
-	}
-	want := path + `: schema version 99, this flower reads 2: run "flower --reset" to start a new store`
-	if got := err.Error(); got != want {
-		t.Errorf("error text\n got %s\nwant %s", got, want)
+			_, err := sqlite.Open(path)
+			if !errors.Is(err, store.ErrSchema) {
+				t.Fatalf("Open = %v, want ErrSchema", err)
+			}
+			want := fmt.Sprintf(`%s: schema version %d, this flower reads 2: run "flower --reset" to start a new store`, path, version)
+			if got := err.Error(); got != want {
+				t.Errorf("error text\n got %s\nwant %s", got, want)
+			}
+			if got := userVersion(t, path); got != fmt.Sprint(version) {
+				t.Errorf("user_version after the refusal = %s, want %d untouched", got, version)
+			}
+		})
 	}
 }
 
@@ -213,8 +222,16 @@ func TestNotStore(t *testing.T) {
 		{"another program's database", func(t *testing.T, path string) {
 			rawExec(t, path, "CREATE TABLE users (id INTEGER)")
 		}},
-		{"our version, a table missing", func(t *testing.T, path string) {
+		{"version 1, a table missing", func(t *testing.T, path string) {
 			rawExec(t, path, "CREATE TABLE entries (seq INTEGER)", "PRAGMA user_version = 1")
+		}},
+		{"version 2, a run table missing", func(t *testing.T, path string) {
+			db, err := sqlite.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			rawExec(t, path, "DROP TABLE bindings")
 		}},
 	}
 	for _, tt := range tests {

@@ -25,7 +25,10 @@ import (
 
 // Run runs the conformance suite: round trips of every entry kind and block
 // type, append order, exact-key loads, duplicate and invalid batches refused
-// whole, meta upserts, Sessions by prefix and creation time, and summaries.
+// whole, meta upserts, Sessions by prefix and creation time, summaries, and
+// the run state: runs replaced by ID, lineage from bindings across wakes and
+// archives, step results replaced by run and step, and batches committed
+// all or none.
 // open must return a new, empty store for each call; Run closes every store
 // it opens and fails the test if Close fails.
 func Run(t *testing.T, open func(t *testing.T) store.Store) {
@@ -45,6 +48,16 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Sessions", testSessions},
 		{"Summary", testSummary},
 		{"Last", testLast},
+		{"RunRoundTrip", testRunRoundTrip},
+		{"RunReplace", testRunReplace},
+		{"Runs", testRuns},
+		{"Lineage", testLineage},
+		{"Results", testResults},
+		{"BatchAllOrNone", testBatchAllOrNone},
+		{"CommitEmpty", testCommitEmpty},
+		{"CommitInvalid", testCommitInvalid},
+		{"CommitCancelled", testCommitCancelled},
+		{"RunReadsCancelled", testRunReadsCancelled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
