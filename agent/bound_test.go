@@ -19,11 +19,14 @@ import (
 )
 
 // faultStore wraps a store: it records every batch committed and fails
-// those that fail says to fail (a full disk, say).
+// those that fail says to fail (a full disk, say). Bindings are recorded
+// and not passed on, so tests of the agent do not depend on a backend's
+// run state.
 type faultStore struct {
 	store.Store
 	mu      sync.Mutex
 	batches [][]store.Kind
+	binds   []string // "step=session: kinds of the entries committed with it"
 	fail    func(b store.Batch) error
 }
 
@@ -36,16 +39,23 @@ func (s *faultStore) Commit(ctx context.Context, b store.Batch) error {
 			return err
 		}
 	}
+	bind := b.Bind
+	b.Bind = nil
 	if err := s.Store.Commit(ctx, b); err != nil {
 		return err
 	}
 	var kinds []store.Kind
+	var names []string
 	for _, e := range b.Entries {
 		kinds = append(kinds, e.Kind)
+		names = append(names, string(e.Kind))
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.batches = append(s.batches, kinds)
-	s.mu.Unlock()
+	for _, bd := range bind {
+		s.binds = append(s.binds, bd.Step+"="+bd.Session+": "+strings.Join(names, " "))
+	}
 	return nil
 }
 

@@ -62,7 +62,7 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 			return s, err
 		}
 	}
-	return s, nil
+	return s, s.follow(ctx)
 }
 
 func (s *session) putMeta(ctx context.Context, forkOf string) error {
