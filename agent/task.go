@@ -44,7 +44,11 @@ func (t *taskTool) Run(ctx context.Context, input json.RawMessage) (tool.Result,
 	spec := Spec{Name: parent.spec.Name + "/task", Model: parent.spec.Model,
 		Instructions: subagentInstructions, Tools: childTools(parent), MaxTurns: parent.spec.MaxTurns}
 	if parent.spec.MaxBudget > 0 {
+		// A child's MaxBudget of 0 or less would mean no limit at all.
 		spec.MaxBudget = parent.spec.MaxBudget - parent.res.Cost
+		if spec.MaxBudget <= 0 {
+			return tool.Errorf("Not run: the budget of $%.2f is spent.", parent.spec.MaxBudget), nil
+		}
 	}
 	label := in.Description
 	if label == "" {
