@@ -74,18 +74,49 @@ func (s *session) handoff(ctx context.Context) error {
 	if err := s.append(ctx, userText(fmt.Sprintf(handoffAsk, s.res.Context, s.info.Window, rel))); err != nil {
 		return err
 	}
-	for i := 0; i < handoffTurns; i++ {
+	return s.writeHandoff(ctx, rel, false)
+}
+
+// writeHandoff gives the model its turns to write the document (none when
+// it already ended its turn), then hands the step to the successor.
+func (s *session) writeHandoff(ctx context.Context, rel string, ended bool) error {
+	for i := 0; i < handoffTurns && !ended; i++ {
 		resp, again, err := s.turn(ctx)
 		if err != nil {
 			return err
 		}
-		if !again && len(resp.Message.ToolUses()) == 0 {
-			break
-		}
+		ended = !again && len(resp.Message.ToolUses()) == 0
 	}
 	doc := s.handoffDoc(rel)
 	return s.succeed(ctx, doc)
 }
+
+// finishHandoff completes a handoff a crash cut while the model was
+// writing the document, before the handoff entry: the session's last
+// message from flower is the handoff request. Without it the resumed step
+// would end with the text of the handoff turn as its result.
+func (s *session) finishHandoff(ctx context.Context, ended bool) (bool, error) {
+	if !s.top || !handingOff(s.entries) {
+		return false, nil
+	}
+	rel := filepath.Join(handoffDir, s.id+".md")
+	s.emitHandoff("writing", "resuming the handoff cut by a crash: "+rel, map[string]any{"path": rel})
+	return true, s.writeHandoff(ctx, rel, ended)
+}
+
+// handingOff reports whether the last user message of entries is the
+// handoff request.
+func handingOff(entries []store.Entry) bool {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := entries[i]; e.Kind == store.KindUser && e.Message != nil {
+			return strings.HasPrefix(e.Message.TextOf(), handoffAskPrefix)
+		}
+	}
+	return false
+}
+
+// handoffAskPrefix starts every handoff request, whatever its numbers.
+var handoffAskPrefix = handoffAsk[:strings.Index(handoffAsk, "%")]
 
 const handoffAsk = `[flower] Your context is nearly full (%d of %d tokens), so a fresh session will take over this work. ` +
 	`Write the handoff document to %s now with the Write tool, for a successor who has not seen this conversation:

@@ -167,3 +167,36 @@ func TestHandoffSuccessorIsNamedByItsEntry(t *testing.T) {
 		t.Fatalf("handoff entry %s %q, successor %q", last.Kind, last.UUID, res.SessionID)
 	}
 }
+
+// TestResumeFinishesAHandoffCutBeforeItsEntry: killed while the model was
+// writing the handoff document, before the handoff entry. The resumed run
+// finishes the handoff instead of ending the step with the handoff turn's
+// text (issue 9, R4.7).
+func TestResumeFinishesAHandoffCutBeforeItsEntry(t *testing.T) {
+	old := "11111111-2222-3333-4444-eeeeeeeeeeee"
+	ask := userEntry("[flower] Your context is nearly full (171000 of 200000 tokens), so a fresh session will take over this work. " +
+		"Write the handoff document to .flower/handoff/" + old + ".md now with the Write tool.")
+	tests := []struct {
+		name  string
+		after []store.Entry
+	}{
+		{"the model had not answered", nil},
+		{"the model had ended its turn", []store.Entry{{Kind: store.KindAssistant, Message: &model.Message{
+			Role: model.Assistant, Content: []model.Block{&model.Text{Text: "handoff written"}}}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, handoffModel)
+			storeHistory(t, f, old, append([]store.Entry{userEntry("count things"), callEntry("toolu_g", "Glob", `{"pattern":"*"}`),
+				opEntry(store.KindResult, "toolu_g", "Glob"), ask}, tt.after...)...)
+			res := f.run(agent.Spec{Name: "work"}, "", agent.RunOptions{Resume: old})
+			if !res.OK || res.Text != "continued from the handoff" || res.SessionID == old ||
+				len(res.Retired) != 1 || res.Retired[0] != old {
+				t.Fatalf("result = %+v", res)
+			}
+			if got := f.kinds(old); !strings.HasSuffix(got, "handoff") {
+				t.Fatalf("retired session entries: %s", got)
+			}
+		})
+	}
+}

@@ -88,11 +88,15 @@ func (s *session) run(ctx context.Context, prompt string) error {
 	if err := s.catchUp(ctx, p); err != nil {
 		return err
 	}
+	handedOff, err := s.finishHandoff(ctx, p.Ended)
+	if err != nil {
+		return err
+	}
 	if prompt != "" {
 		if err := s.appendWith(ctx, s.bound(), userText(prompt)); err != nil {
 			return err
 		}
-	} else if p.Ended {
+	} else if p.Ended && !handedOff {
 		s.res.OK, s.res.Text = true, p.Last.Message.TextOf()
 		return nil
 	}
