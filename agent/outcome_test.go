@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"testing"
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/resume"
+	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
 )
 
@@ -111,6 +113,28 @@ func TestSubagentGetsNoBudgetWhenItIsSpent(t *testing.T) {
 	f := newFixture(t, respond)
 	res := f.run(agent.Spec{MaxBudget: 0.1}, "go", agent.RunOptions{})
 	if res.Stop != agent.StopBudget || f.srv.Count() != 1 {
+		t.Fatalf("result %+v after %d requests", res, f.srv.Count())
+	}
+}
+
+// TestInterruptDoesNotHideAFailedWrite: a write that fails while an
+// interrupt arrives fails the run; the interrupt does not paper over it.
+func TestInterruptDoesNotHideAFailedWrite(t *testing.T) {
+	f := newFixture(t, modeltest.Script(modeltest.Turn{Text: "lost"}, modeltest.Turn{Text: "again"}))
+	fs := withFaultStore(f, agent.Options{})
+	var once sync.Once
+	fs.setFail(func(b store.Batch) error {
+		var err error
+		if len(b.Entries) > 0 && b.Entries[0].Kind == store.KindAssistant {
+			once.Do(func() {
+				f.rt.Interrupt("and now this")
+				err = errDiskFull
+			})
+		}
+		return err
+	})
+	res := f.run(agent.Spec{}, "go", agent.RunOptions{})
+	if res.Stop != agent.StopFailed || !errors.Is(res.Err, errDiskFull) || f.srv.Count() != 1 {
 		t.Fatalf("result %+v after %d requests", res, f.srv.Count())
 	}
 }

@@ -154,6 +154,7 @@ func (s *session) loop(ctx context.Context) error {
 func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, err error) {
 	turn, done := s.rt.beginTurn(ctx, s.top)
 	resp, err = s.call(turn)
+	cut := err != nil // the call failed, as an interrupt makes it
 	if err == nil {
 		err = s.commit(turn, resp)
 	}
@@ -161,7 +162,9 @@ func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, e
 		err = s.answerCalls(turn, resp)
 	}
 	done()
-	if text, ok := s.rt.takeInterrupt(turn, s.top); ok {
+	// An interrupt explains a failed call, never a failed write or a
+	// discard: those end the run whatever the person asked.
+	if text, ok := s.rt.takeInterrupt(turn, s.top); ok && (err == nil || cut) {
 		if err := s.interrupted(ctx, text); err != nil {
 			return nil, false, err
 		}
