@@ -9,6 +9,8 @@ import (
 
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/internal/atomicfile"
+	"github.com/flower-run/flower/internal/failpoint"
+	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
 )
 
@@ -72,18 +74,49 @@ func (s *session) handoff(ctx context.Context) error {
 	if err := s.append(ctx, userText(fmt.Sprintf(handoffAsk, s.res.Context, s.info.Window, rel))); err != nil {
 		return err
 	}
-	for i := 0; i < handoffTurns; i++ {
+	return s.writeHandoff(ctx, rel, false)
+}
+
+// writeHandoff gives the model its turns to write the document (none when
+// it already ended its turn), then hands the step to the successor.
+func (s *session) writeHandoff(ctx context.Context, rel string, ended bool) error {
+	for i := 0; i < handoffTurns && !ended; i++ {
 		resp, again, err := s.turn(ctx)
 		if err != nil {
 			return err
 		}
-		if !again && len(resp.Message.ToolUses()) == 0 {
-			break
-		}
+		ended = !again && len(resp.Message.ToolUses()) == 0
 	}
 	doc := s.handoffDoc(rel)
-	return s.succeed(ctx, rel, doc)
+	return s.succeed(ctx, doc)
 }
+
+// finishHandoff completes a handoff a crash cut while the model was
+// writing the document, before the handoff entry: the session's last
+// message from flower is the handoff request. Without it the resumed step
+// would end with the text of the handoff turn as its result.
+func (s *session) finishHandoff(ctx context.Context, ended bool) (bool, error) {
+	if !s.top || !handingOff(s.entries) {
+		return false, nil
+	}
+	rel := filepath.Join(handoffDir, s.id+".md")
+	s.emitHandoff("writing", "resuming the handoff cut by a crash: "+rel, map[string]any{"path": rel})
+	return true, s.writeHandoff(ctx, rel, ended)
+}
+
+// handingOff reports whether the last user message of entries is the
+// handoff request.
+func handingOff(entries []store.Entry) bool {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := entries[i]; e.Kind == store.KindUser && e.Message != nil {
+			return strings.HasPrefix(e.Message.TextOf(), handoffAskPrefix)
+		}
+	}
+	return false
+}
+
+// handoffAskPrefix starts every handoff request, whatever its numbers.
+var handoffAskPrefix = handoffAsk[:strings.Index(handoffAsk, "%")]
 
 const handoffAsk = `[flower] Your context is nearly full (%d of %d tokens), so a fresh session will take over this work. ` +
 	`Write the handoff document to %s now with the Write tool, for a successor who has not seen this conversation:
@@ -137,15 +170,75 @@ func builtHandoff(entries []store.Entry) string {
 // succeed retires this session and continues in a new one whose first
 // message is the handoff document. The new session id is announced with an
 // init event, so the lineage points at the successor.
-func (s *session) succeed(ctx context.Context, rel, doc string) error {
-	old, oldKey := s.id, s.key
+//
+// The successor's id is the uuid of the handoff entry that retires this
+// session: it is fixed, and durable, before the successor starts. A process
+// killed anywhere after the handoff entry leaves a session whose last entry
+// names its successor; resume (resume.Session, then follow) continues that
+// successor if its first message is durable, or starts it under that very id
+// from the stored document if not. No successor is orphaned, none is made
+// twice.
+func (s *session) succeed(ctx context.Context, doc string) error {
 	if err := s.append(ctx, store.Entry{Kind: store.KindHandoff, Text: doc}); err != nil {
 		return err
 	}
+	failpoint.Hit("after-handoff") // the successor is named; it has not started
+	return s.startSuccessor(ctx, s.entries[len(s.entries)-1].UUID, doc)
+}
+
+// follow continues a session that ended in a handoff in its successor, down
+// the chain: a retired session is never written again (R4.7).
+func (s *session) follow(ctx context.Context) error {
+	for {
+		p, err := resume.Session(s.entries)
+		if err != nil {
+			return fmt.Errorf("plan session %s: %w", s.id, err)
+		}
+		if p.Handoff == nil {
+			return nil
+		}
+		if !s.top { // subagents never hand off: their key is their parent's
+			return fmt.Errorf("subagent session %s ends in a handoff", s.key)
+		}
+		if err := s.takeOver(ctx, p.Handoff); err != nil {
+			return err
+		}
+	}
+}
+
+// takeOver moves the run to the successor a handoff names: the stored one,
+// or a new one under that id when the process died before it started.
+func (s *session) takeOver(ctx context.Context, h *resume.Handoff) error {
+	if h.Successor == "" {
+		return fmt.Errorf("session %s ends in a handoff entry without a uuid", s.id)
+	}
+	key := s.rt.key(h.Successor, s.opts.subPath)
+	entries, err := s.rt.store.Load(ctx, key)
+	if err != nil {
+		return fmt.Errorf("load successor %s: %w", h.Successor, err)
+	}
+	if len(entries) == 0 {
+		doc := h.Document
+		if doc == "" {
+			doc = builtHandoff(s.entries)
+		}
+		return s.startSuccessor(ctx, h.Successor, doc)
+	}
+	s.res.Retired = append(s.res.Retired, s.id)
+	s.id, s.key, s.entries, s.old = h.Successor, key, entries, len(entries)
+	s.res.SessionID = s.id
+	return nil
+}
+
+// startSuccessor retires this session and starts succ from the handoff
+// document. Its first message commits with the workflow's binding of the
+// step to succ (s.bound), so the lineage never names a session without it.
+func (s *session) startSuccessor(ctx context.Context, succ, doc string) error {
+	old, oldKey := s.id, s.key
 	if err := s.rt.store.PutSummary(context.WithoutCancel(ctx), oldKey, doc); err != nil {
 		return fmt.Errorf("store handoff: %w", err)
 	}
-	s.id = s.rt.newID()
+	s.id = succ
 	s.key = s.rt.key(s.id, s.opts.subPath)
 	s.entries, s.old, s.warned, s.pending = nil, 0, false, 0
 	s.res.Retired = append(s.res.Retired, old)
@@ -153,6 +246,7 @@ func (s *session) succeed(ctx context.Context, rel, doc string) error {
 	if err := s.putMeta(ctx, old); err != nil {
 		return err
 	}
+	rel := filepath.Join(handoffDir, old+".md")
 	if err := s.appendWith(ctx, s.bound(), userText(fmt.Sprintf(takeOver, rel, doc))); err != nil {
 		return err
 	}

@@ -48,14 +48,20 @@ func (r *Runtime) takeInterrupt(turn context.Context, top bool) (string, bool) {
 
 // interrupted records the interrupt at this message boundary, then either
 // stops the run (no text) or gives the text to the model as the person's
-// next message (R2.8). It never counts as a failed attempt.
+// next message (R2.8). The record and the note are one write: a process
+// killed between two writes would lose what the person said. It never
+// counts as a failed attempt.
 func (s *session) interrupted(ctx context.Context, text string) error {
-	if err := s.append(ctx, store.Entry{Kind: store.KindInterrupt, Text: text}); err != nil {
+	entries := []store.Entry{{Kind: store.KindInterrupt, Text: text}}
+	if text != "" {
+		entries = append(entries, userText(text))
+	}
+	if err := s.append(ctx, entries...); err != nil {
 		return err
 	}
 	s.emit(event.Event{Kind: event.Interrupt, Text: text})
 	if text == "" {
 		return errStopped
 	}
-	return s.append(ctx, userText(text))
+	return nil
 }

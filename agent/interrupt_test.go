@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -143,5 +144,101 @@ func TestPanickingSinkNeverHarmsTheRun(t *testing.T) { // R6.9
 		agent.RunOptions{Sink: func(event.Event) { panic("bad sink") }})
 	if !res.OK {
 		t.Fatalf("result = %+v", res)
+	}
+}
+
+// TestInterruptAndNoteAreOneWrite: the interrupt record and the person's
+// note commit together, so no kill can keep one without the other (R2.8,
+// issue 9).
+func TestInterruptAndNoteAreOneWrite(t *testing.T) {
+	b := &blockTool{text: "write a poem instead"}
+	f := newFixture(t, modeltest.Script(
+		modeltest.Turn{ToolCalls: []modeltest.ToolCall{call("Block", `{}`)}},
+		modeltest.Turn{Text: "A poem."},
+	), b)
+	fs := withFaultStore(f, agent.Options{Tools: []tool.Tool{b}})
+	b.rt = func() *agent.Runtime { return f.rt }
+	res := f.run(agent.Spec{}, "go", agent.RunOptions{})
+	if !res.OK {
+		t.Fatalf("result = %+v", res)
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for _, kinds := range fs.batches {
+		if len(kinds) > 0 && kinds[0] == store.KindInterrupt {
+			if len(kinds) != 2 || kinds[1] != store.KindUser {
+				t.Fatalf("interrupt batch = %v, want [interrupt user]", kinds)
+			}
+			return
+		}
+	}
+	t.Fatalf("no interrupt batch in %v", fs.batches)
+}
+
+// TestInterruptFailsWhole: when the write fails, neither the record nor
+// the note is stored, and the run fails with the store's error.
+func TestInterruptFailsWhole(t *testing.T) {
+	b := &blockTool{text: "write a poem instead"}
+	f := newFixture(t, modeltest.Script(modeltest.Turn{ToolCalls: []modeltest.ToolCall{call("Block", `{}`)}}), b)
+	fs := withFaultStore(f, agent.Options{Tools: []tool.Tool{b}})
+	b.rt = func() *agent.Runtime { return f.rt }
+	fs.setFail(func(b store.Batch) error {
+		if len(b.Entries) > 0 && b.Entries[0].Kind == store.KindInterrupt {
+			return errDiskFull
+		}
+		return nil
+	})
+	res := f.run(agent.Spec{}, "go", agent.RunOptions{})
+	if res.Stop != agent.StopFailed || !errors.Is(res.Err, errDiskFull) {
+		t.Fatalf("result = %+v", res)
+	}
+	if got := f.kinds(res.SessionID); got != "user assistant op_started tool_result" {
+		t.Fatalf("entries = %q", got)
+	}
+}
+
+// TestLostNoteIsDelivered: an older build wrote the interrupt and its note
+// in two writes and was killed between them; resume gives the model the
+// note the interrupt promised.
+func TestLostNoteIsDelivered(t *testing.T) {
+	f := newFixture(t, modeltest.Script(modeltest.Turn{Text: "A poem."}))
+	id := "11111111-2222-3333-4444-cccccccccccc"
+	storeHistory(t, f, id, userEntry("go"), callEntry("toolu_g", "Glob", `{"pattern":"*"}`),
+		opEntry(store.KindResult, "toolu_g", "Glob"), store.Entry{Kind: store.KindInterrupt, Text: "write a poem"})
+	res := f.run(agent.Spec{}, "", agent.RunOptions{Resume: id})
+	if !res.OK || res.Text != "A poem." || f.srv.Count() != 1 {
+		t.Fatalf("result = %+v after %d requests", res, f.srv.Count())
+	}
+	if got := lastUserText(f.srv.Requests()[0]); !strings.HasSuffix(got, "T:write a poem;") {
+		t.Fatalf("last message %q", got)
+	}
+}
+
+// TestBareResumeAfterStop: a run stopped by an interrupt without text
+// continues its work on a bare resume; one stopped after the model had
+// ended its turn has nothing left to do (R2.8, R3.1).
+func TestBareResumeAfterStop(t *testing.T) {
+	b := &blockTool{}
+	f := newFixture(t, modeltest.Script(
+		modeltest.Turn{ToolCalls: []modeltest.ToolCall{call("Block", `{}`)}},
+		modeltest.Turn{Text: "picked up again"},
+	), b)
+	b.rt = func() *agent.Runtime { return f.rt }
+	first := f.run(agent.Spec{}, "go", agent.RunOptions{})
+	if first.Stop != agent.StopInterrupted {
+		t.Fatalf("first = %+v", first)
+	}
+	again := f.run(agent.Spec{}, "", agent.RunOptions{Resume: first.SessionID})
+	if !again.OK || again.Text != "picked up again" || f.srv.Count() != 2 {
+		t.Fatalf("bare resume = %+v after %d requests", again, f.srv.Count())
+	}
+
+	id := "11111111-2222-3333-4444-dddddddddddd"
+	storeHistory(t, f, id, userEntry("go"), store.Entry{Kind: store.KindAssistant,
+		Message: &model.Message{Role: model.Assistant, Content: []model.Block{&model.Text{Text: "all done"}}}},
+		store.Entry{Kind: store.KindInterrupt})
+	done := f.run(agent.Spec{}, "", agent.RunOptions{Resume: id})
+	if !done.OK || done.Text != "all done" || f.srv.Count() != 2 {
+		t.Fatalf("bare resume of an ended turn = %+v after %d requests", done, f.srv.Count())
 	}
 }

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/flower-run/flower/agent"
-	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/model/modeltest"
+	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
 )
 
@@ -38,21 +38,21 @@ func storeCut(t *testing.T, f *fixture) string {
 
 func TestAmbiguousOpPolicies(t *testing.T) { // R5.4, R5.7
 	tests := []struct {
-		policy    config.Policy
+		policy    resume.Policy
 		written   bool
 		requests  int
 		errSubstr string
 	}{
-		{config.Retry, true, 1, ""},
-		{config.Prompt, true, 1, ""},
-		{config.Skip, false, 1, ""},
-		{config.Discard, false, 0, "discard"},
+		{resume.Retry, true, 1, ""},
+		{resume.Prompt, true, 1, ""},
+		{resume.Skip, false, 1, ""},
+		{resume.Discard, false, 0, "discard"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.policy), func(t *testing.T) {
 			f := newFixture(t, modeltest.Script(modeltest.Turn{Text: "finished"}))
-			f.rt = f.runtimeWith(agent.Options{Policies: config.Config{Resume: config.Resume{
-				Default: config.Retry, PerTool: map[string]config.Policy{"Write": tt.policy}}}})
+			f.rt = f.runtimeWith(agent.Options{Policies: resume.Policies{
+				Default: resume.Retry, PerTool: map[string]resume.Policy{"Write": tt.policy}}})
 			id := storeCut(t, f)
 			res := f.run(agent.Spec{Name: "work"}, "", agent.RunOptions{Resume: id})
 			_, err := os.Stat(filepath.Join(f.ws, "a.txt"))
@@ -62,7 +62,7 @@ func TestAmbiguousOpPolicies(t *testing.T) { // R5.4, R5.7
 			if f.srv.Count() != tt.requests || (tt.errSubstr == "") != res.OK || !strings.Contains(res.Error, tt.errSubstr) {
 				t.Fatalf("result %+v after %d requests", res, f.srv.Count())
 			}
-			if tt.policy == config.Skip && !strings.Contains(lastUserText(f.srv.Requests()[0]), `"skip"`) {
+			if tt.policy == resume.Skip && !strings.Contains(lastUserText(f.srv.Requests()[0]), `"skip"`) {
 				t.Fatalf("the model was not told: %q", lastUserText(f.srv.Requests()[0]))
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/resilience"
+	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/view"
 )
@@ -77,24 +78,45 @@ func (s *session) run(ctx context.Context, prompt string) error {
 			Payload: map[string]any{"session": s.id, "resumed": true}})
 		s.emit(event.Event{Kind: event.Reset, Text: "context loaded from the store"})
 	}
-	p := planResume(s.entries)
-	if p.last != nil && p.last.Usage != nil {
-		s.res.Context = p.last.Usage.Context()
+	p, err := resume.Session(s.entries)
+	if err != nil {
+		return fmt.Errorf("plan session %s: %w", s.id, err)
 	}
-	if len(p.pending) > 0 {
-		if err := s.runTools(ctx, p.pending, p.ambiguous); err != nil {
-			return err
-		}
+	if p.Last != nil && p.Last.Usage != nil {
+		s.res.Context = p.Last.Usage.Context()
+	}
+	if err := s.catchUp(ctx, p); err != nil {
+		return err
+	}
+	handedOff, err := s.finishHandoff(ctx, p.Ended)
+	if err != nil {
+		return err
 	}
 	if prompt != "" {
 		if err := s.appendWith(ctx, s.bound(), userText(prompt)); err != nil {
 			return err
 		}
-	} else if p.ended {
-		s.res.OK, s.res.Text = true, p.last.Message.TextOf()
+	} else if p.Ended && !handedOff {
+		s.res.OK, s.res.Text = true, p.Last.Message.TextOf()
 		return nil
 	}
 	return s.loop(ctx)
+}
+
+// catchUp does what the stored session owes before the next model call:
+// the pending calls of the last response (results must follow their
+// calls), then the note of an interrupt that an older build recorded
+// without it (R2.8).
+func (s *session) catchUp(ctx context.Context, p resume.Plan) error {
+	if len(p.Pending) > 0 {
+		if err := s.runTools(ctx, p.Pending); err != nil {
+			return err
+		}
+	}
+	if p.Note != "" {
+		return s.append(ctx, userText(p.Note))
+	}
+	return nil
 }
 
 // loop alternates model calls and tool runs until the turn ends.
@@ -132,6 +154,7 @@ func (s *session) loop(ctx context.Context) error {
 func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, err error) {
 	turn, done := s.rt.beginTurn(ctx, s.top)
 	resp, err = s.call(turn)
+	cut := err != nil // the call failed, as an interrupt makes it
 	if err == nil {
 		err = s.commit(turn, resp)
 	}
@@ -139,7 +162,9 @@ func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, e
 		err = s.answerCalls(turn, resp)
 	}
 	done()
-	if text, ok := s.rt.takeInterrupt(turn, s.top); ok {
+	// An interrupt explains a failed call, never a failed write or a
+	// discard: those end the run whatever the person asked.
+	if text, ok := s.rt.takeInterrupt(turn, s.top); ok && (err == nil || cut) {
 		if err := s.interrupted(ctx, text); err != nil {
 			return nil, false, err
 		}
@@ -215,7 +240,7 @@ func (s *session) commit(ctx context.Context, resp *model.Response) error {
 func (s *session) answerCalls(ctx context.Context, resp *model.Response) error {
 	failpoint.Hit("after-intent") // the response and its intents are durable; no tool has run
 	if resp.StopReason != model.StopMaxTokens {
-		return s.runTools(ctx, resp.Message.ToolUses(), nil)
+		return s.runTools(ctx, fresh(resp.Message.ToolUses()))
 	}
 	for _, u := range resp.Message.ToolUses() {
 		op := store.Op{ID: u.ID, Tool: u.Name, Content: truncatedText, IsError: true}

@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/resilience"
+	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/tool"
@@ -42,8 +42,10 @@ type Options struct {
 	// means 0.8 (and at least 20K tokens left), negative never hands off.
 	HandoffAt float64
 	// Policies decide what happens to a call a crash cut between its intent
-	// and its result (R5.4); the zero value retries.
-	Policies config.Config
+	// and its result (R5.4), by step (the top-level Spec.Name, which a
+	// subagent inherits) and tool; the zero value retries, at most twice in
+	// all (R5.7). cmd/flower reads them from flower.yaml (package config).
+	Policies resume.Policies
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -58,7 +60,7 @@ type Runtime struct {
 	retry     resilience.Retrier
 	trim      bool
 	handoffAt float64
-	policies  config.Config
+	policies  resume.Policies
 
 	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
 	total      float64

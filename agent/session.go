@@ -21,6 +21,7 @@ type session struct {
 	info    model.Info
 	res     *Result
 	allowed map[string]bool // nil: every tool allowed
+	step    string          // the top-level Spec.Name: resume policies are the step's
 	top     bool            // a top-level run: it takes interrupts
 	warned  bool            // the handoff "approaching" event was sent
 	pending int             // bytes appended since the last model response, not yet in res.Context
@@ -28,7 +29,10 @@ type session struct {
 
 // open loads the session to continue, forks it, or starts a new one.
 func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Result) (*session, error) {
-	s := &session{rt: r, spec: spec, opts: opts, res: res, top: opts.subPath == ""}
+	s := &session{rt: r, spec: spec, opts: opts, res: res, step: opts.step, top: opts.subPath == ""}
+	if s.step == "" {
+		s.step = spec.Name
+	}
 	s.info, _ = model.Lookup(spec.Model)
 	if spec.Tools != nil {
 		s.allowed = map[string]bool{}
@@ -50,13 +54,15 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 	}
 	s.entries, s.old = entries, len(entries)
 	res.Resumed = len(entries) > 0
-	if opts.Fork && res.Resumed {
-		return s, s.fork(ctx)
-	}
 	if !res.Resumed {
 		return s, s.putMeta(ctx, "")
 	}
-	return s, nil
+	if opts.Fork {
+		if err := s.fork(ctx); err != nil {
+			return s, err
+		}
+	}
+	return s, s.follow(ctx)
 }
 
 func (s *session) putMeta(ctx context.Context, forkOf string) error {

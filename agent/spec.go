@@ -36,6 +36,9 @@ type RunOptions struct {
 	subPath string
 	// subagent marks every event of this run as a subagent's (R6.2).
 	subagent string
+	// step is the top-level agent's name, which picks the resume policies
+	// of a subagent's calls (R5.4); "" means Spec.Name.
+	step string
 }
 
 // Stop says why a Run ended. Workflows decide on it, never on error text.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
+	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
 )
 
@@ -42,19 +44,47 @@ func (t *taskTool) Run(ctx context.Context, input json.RawMessage) (tool.Result,
 	spec := Spec{Name: parent.spec.Name + "/task", Model: parent.spec.Model,
 		Instructions: subagentInstructions, Tools: childTools(parent), MaxTurns: parent.spec.MaxTurns}
 	if parent.spec.MaxBudget > 0 {
+		// A child's MaxBudget of 0 or less would mean no limit at all.
 		spec.MaxBudget = parent.spec.MaxBudget - parent.res.Cost
+		if spec.MaxBudget <= 0 {
+			return tool.Errorf("Not run: the budget of $%.2f is spent.", parent.spec.MaxBudget), nil
+		}
 	}
 	label := in.Description
 	if label == "" {
 		label = "task"
 	}
-	res := t.rt.Run(ctx, spec, in.Prompt, RunOptions{Resume: parent.id, Sink: parent.opts.Sink,
-		subPath: subPath(parent.opts.subPath, "task-"+call.id), subagent: label})
+	sub := subPath(parent.opts.subPath, "task-"+call.id)
+	prompt, err := t.prompt(ctx, parent, sub, in.Prompt)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	res := t.rt.Run(ctx, spec, prompt, RunOptions{Resume: parent.id, Sink: parent.opts.Sink,
+		subPath: sub, subagent: label, step: parent.step})
 	parent.res.Cost += res.Cost
+	if res.Stop == StopDiscarded {
+		// The step's policy abandons the whole run, not just this call.
+		return tool.Result{}, fmt.Errorf("%w (in subagent %q)", res.Err, label)
+	}
 	if !res.OK {
 		return tool.Errorf("The subagent did not finish: %s\n%s", res.Error, res.Text), nil
 	}
 	return tool.Result{Content: res.Text}, nil
+}
+
+// prompt is what the child is sent: its task, unless a crash cut this
+// call after the child's session began. Then the retried call continues
+// that session as it stands (an ended child returns its report) instead
+// of sending the task a second time.
+func (t *taskTool) prompt(ctx context.Context, parent *session, sub, task string) (string, error) {
+	_, started, err := t.rt.store.Last(ctx, t.rt.key(parent.id, sub), store.KindUser)
+	if err != nil {
+		return "", fmt.Errorf("task: look up the subagent's session: %w", err)
+	}
+	if started {
+		return "", nil
+	}
+	return task, nil
 }
 
 // childTools are the parent's tools without Task: subagents do not nest.

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
 )
@@ -17,13 +17,15 @@ import (
 // cutText is the result of a call cut by an interrupt or a cancelled run.
 const cutText = "[interrupted: the person stopped this call before it finished]"
 
-// runTools runs the calls of one response in order, appending each result
-// as soon as it exists, so a completed effect is never run again. Once the
-// turn is cancelled the remaining calls are answered as cut, keeping the
-// session consistent.
-func (s *session) runTools(ctx context.Context, uses []*model.ToolUse, ambiguous map[string]bool) error {
-	for _, u := range uses {
-		op, err := s.resolve(ctx, u, ambiguous[u.ID])
+// runTools answers the calls of one response in order, appending each
+// result as soon as it exists, so a completed effect is never run again.
+// Once the turn is cancelled the remaining calls are answered as cut,
+// keeping the session consistent. A result that cannot be appended (a full
+// disk) fails the run: the store then holds the intent and any attempts,
+// so the next resume counts the runs right (R5.7).
+func (s *session) runTools(ctx context.Context, calls []resume.Call) error {
+	for _, c := range calls {
+		op, err := s.resolve(ctx, c)
 		if err != nil {
 			return err
 		}
@@ -36,37 +38,66 @@ func (s *session) runTools(ctx context.Context, uses []*model.ToolUse, ambiguous
 		if op.Denied {
 			kind = event.Denied
 		}
-		s.emit(event.Event{Kind: kind, Tool: u.Name, Text: op.Content,
-			Payload: map[string]any{"id": u.ID, "is_error": op.IsError}})
+		s.emit(event.Event{Kind: kind, Tool: c.Use.Name, Text: op.Content,
+			Payload: map[string]any{"id": c.Use.ID, "is_error": op.IsError}})
 	}
 	return nil
+}
+
+// fresh are the calls of a response just made durable: none has run.
+func fresh(uses []*model.ToolUse) []resume.Call {
+	calls := make([]resume.Call, len(uses))
+	for i, u := range uses {
+		calls[i] = resume.Call{Use: u}
+	}
+	return calls
 }
 
 // skippedText completes an ambiguous call under the skip policy.
 const skippedText = "[flower] A crash cut this call after it started and before its result was recorded, so it may or may not have taken effect. Under the resume policy \"skip\" it was not run again. Check its effect before relying on it."
 
-// resolve runs a call, applying the resume policy when its outcome is
-// unknown: an effect whose intent is durable but whose result is not
-// (R5.4). retry runs it again, skip completes it with a note, discard
+// exhaustedText completes an ambiguous call that already ran as often as
+// retry allows without a result: it may be what kills flower.
+const exhaustedText = "[flower] This %s call (%s) was started %d times and never finished: each run was cut before its result was recorded, perhaps because the call itself stopped flower. Under the resume policy \"retry\" a call runs at most %d times, so it was not run again. It may or may not have taken effect: check before relying on it, and do not repeat it as it is."
+
+// resolve answers one call, applying the resume policy of this step and
+// tool when its outcome is unknown: an effect whose intent is durable but
+// whose result is not (R5.4). A re-execution is recorded (op_attempt)
+// before it runs, so retry stays within resume.MaxRuns across any number
+// of crashes (R5.7); skip completes the call with a note; discard
 // abandons the run.
-func (s *session) resolve(ctx context.Context, u *model.ToolUse, ambiguous bool) (store.Op, error) {
-	if !ambiguous {
-		return s.runTool(ctx, u), nil
+func (s *session) resolve(ctx context.Context, c resume.Call) (store.Op, error) {
+	u := c.Use
+	policy := s.rt.policies.For(s.step, u.Name)
+	action := resume.Decide(c, policy)
+	if action != resume.Run {
+		s.emit(event.Event{Kind: event.Retry, Tool: u.Name,
+			Text: fmt.Sprintf("a call cut by a crash (%s %s, %s) ran %d of %d times: policy %s, %s",
+				u.Name, summary(u.Input), u.ID, c.Runs, resume.MaxRuns, policy, action),
+			Payload: map[string]any{"id": u.ID, "policy": string(policy), "action": string(action),
+				"runs": c.Runs, "ambiguous": true}})
 	}
-	policy := s.rt.policies.PolicyFor(s.spec.Name, u.Name)
-	s.emit(event.Event{Kind: event.Retry, Tool: u.Name,
-		Text:    fmt.Sprintf("a call cut by a crash (%s %s): policy %s", u.Name, summary(u.Input), policy),
-		Payload: map[string]any{"id": u.ID, "policy": string(policy), "ambiguous": true}})
-	switch policy {
-	case config.Skip:
+	switch action {
+	case resume.Pass:
 		return store.Op{ID: u.ID, Tool: u.Name, Content: skippedText}, nil
-	case config.Discard:
-		return store.Op{}, fmt.Errorf("%w: %s call %s was cut by a crash and the resume policy is discard", ErrDiscarded, u.Name, u.ID)
+	case resume.Exhausted:
+		return store.Op{ID: u.ID, Tool: u.Name, IsError: true,
+			Content: fmt.Sprintf(exhaustedText, u.Name, u.ID, c.Runs, resume.MaxRuns)}, nil
+	case resume.Abandon:
+		return store.Op{}, fmt.Errorf("%w: %s call %s was cut by a crash and the resume policy of step %q is discard",
+			ErrDiscarded, u.Name, u.ID, s.step)
+	case resume.Again:
+		attempt := store.Op{ID: u.ID, Tool: u.Name, Input: u.Input, Class: tool.Effect.String()}
+		if err := s.append(ctx, store.Entry{Kind: store.KindAttempt, Op: &attempt}); err != nil {
+			return store.Op{}, err
+		}
 	}
-	return s.runTool(ctx, u), nil
+	return s.runTool(ctx, u)
 }
 
-// ErrDiscarded ends a run that the discard policy abandoned.
+// ErrDiscarded ends a run that the discard policy abandoned. A tool whose
+// error wraps it (the Task tool, when its subagent was discarded) abandons
+// the calling run too, instead of handing the model a failed call.
 var ErrDiscarded = errors.New("discarded")
 
 // truncatedText answers the calls of a response cut at max_tokens: the SDK
@@ -74,24 +105,27 @@ var ErrDiscarded = errors.New("discarded")
 // wrong thing.
 const truncatedText = "Not run: your response hit the output token limit, so this call's input was cut off. Make the call again with a smaller input (split a large file into several Write/Edit calls)."
 
-// runTool executes one call. Every failure is a result the model sees.
-func (s *session) runTool(ctx context.Context, u *model.ToolUse) (op store.Op) {
+// runTool executes one call. Every failure is a result the model sees,
+// except a discard, which ends the run.
+func (s *session) runTool(ctx context.Context, u *model.ToolUse) (op store.Op, err error) {
 	op = store.Op{ID: u.ID, Tool: u.Name}
 	t, ok := s.rt.tools[u.Name]
 	switch {
 	case s.allowed != nil && !s.allowed[u.Name]:
 		op.Content, op.IsError, op.Denied = fmt.Sprintf("Permission denied: the %s tool is not allowed for this agent. Allowed tools: %v.", u.Name, s.spec.Tools), true, true
-		return op
+		return op, nil
 	case !ok:
 		op.Content, op.IsError = fmt.Sprintf("No tool named %q exists. Available tools: %v.", u.Name, s.rt.tools.Names()), true
-		return op
+		return op, nil
 	case ctx.Err() != nil:
 		op.Content, op.IsError, op.Cut = cutText, true, true
-		return op
+		return op, nil
 	}
 	op.Class = t.Class().String()
 	res, err := safeRun(withCall(ctx, callInfo{id: u.ID, s: s}), t, u)
 	switch {
+	case errors.Is(err, ErrDiscarded):
+		return op, err
 	case ctx.Err() != nil:
 		op.Content, op.IsError, op.Cut = cutText, true, true
 	case err != nil:
@@ -99,7 +133,7 @@ func (s *session) runTool(ctx context.Context, u *model.ToolUse) (op store.Op) {
 	default:
 		op.Content, op.IsError = res.Content, res.IsError
 	}
-	return op
+	return op, nil
 }
 
 // safeRun runs a tool, turning a panic into an error: a broken tool is a

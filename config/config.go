@@ -25,6 +25,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/flower-run/flower/resume"
 )
 
 // FileName is the settings file's name, at the workspace root.
@@ -61,6 +63,25 @@ func (c Config) PolicyFor(step, tool string) Policy {
 		return p.Effective()
 	}
 	return c.Resume.Default.Effective()
+}
+
+// Policies are the resume policies as the runtime takes them: plain
+// values of package resume, so an embedder of the agent links no YAML
+// parser. Their precedence is PolicyFor's.
+func (c Config) Policies() resume.Policies {
+	return resume.Policies{Default: resume.Policy(c.Resume.Default),
+		PerStep: policies(c.Resume.PerStep), PerTool: policies(c.Resume.PerTool)}
+}
+
+func policies(m map[string]Policy) map[string]resume.Policy {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]resume.Policy, len(m))
+	for k, p := range m {
+		out[k] = resume.Policy(p)
+	}
+	return out
 }
 
 // Load reads flower.yaml from the workspace root. A workspace without one

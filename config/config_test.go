@@ -296,3 +296,24 @@ func TestPolicyEffective(t *testing.T) {
 		}
 	}
 }
+
+// TestPoliciesAgreeWithPolicyFor: the runtime's plain resume.Policies
+// decide as the Config they come from.
+func TestPoliciesAgreeWithPolicyFor(t *testing.T) {
+	cfg := Config{Resume: Resume{
+		Default: Skip,
+		PerStep: map[string]Policy{"publish": Discard, "lint": Prompt},
+		PerTool: map[string]Policy{"Bash": Retry, "Write": Prompt, "Edit": Discard},
+	}}
+	ps := cfg.Policies()
+	for _, step := range []string{"publish", "lint", "build", ""} {
+		for _, tool := range []string{"Bash", "Write", "Edit", "Read", ""} {
+			if got, want := string(ps.For(step, tool)), string(cfg.PolicyFor(step, tool)); got != want {
+				t.Errorf("For(%q, %q) = %q, PolicyFor says %q", step, tool, got, want)
+			}
+		}
+	}
+	if got := string(Config{}.Policies().For("x", "y")); got != string(Retry) {
+		t.Errorf("zero Config: %q", got)
+	}
+}

@@ -4,28 +4,24 @@ import (
 	"fmt"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/flower-run/flower/resume"
 )
 
-// Policy says what resume does with an ambiguous op: a side-effecting op
-// whose op_started is durable but whose op_completed is not, so nobody
-// knows whether its effect happened (SPEC R5.4).
+// Policy is a resume policy as flower.yaml spells it (SPEC R5.4); its
+// meaning lives in package resume (resume.Policy), and Config.Policies
+// hands the runtime those plain values. This type exists to carry the YAML
+// decoder, which package resume must not link.
 type Policy string
 
-// The policies flower.yaml accepts. The zero Policy means "not set here"
-// and falls through to the next, less specific setting.
+// The policies flower.yaml accepts, the values of package resume. The zero
+// Policy means "not set here" and falls through to the next, less specific
+// setting.
 const (
-	// Retry runs the op again: at most twice overall (R5.7). The default,
-	// because most ops are idempotent or cheap to repeat.
-	Retry Policy = "retry"
-	// Skip completes the op with an empty result and a note, so the model
-	// carries on as if it ran; nothing is repeated.
-	Skip Policy = "skip"
-	// Discard abandons the whole run: for effects that must never happen
-	// twice and cannot be assumed to have happened (publishing, payments).
-	Discard Policy = "discard"
-	// Prompt is accepted for files written for older runtimes. Resume is
-	// automatic and must never block on a human, so it behaves as Retry.
-	Prompt Policy = "prompt"
+	Retry   = Policy(resume.Retry)   // run the op again, at most twice overall (R5.7)
+	Skip    = Policy(resume.Skip)    // complete it with a note; nothing is repeated
+	Discard = Policy(resume.Discard) // abandon the run: for effects that must never happen twice
+	Prompt  = Policy(resume.Prompt)  // legacy: resume never blocks on a human, so Retry
 )
 
 // policyChoices is the fix shown whenever a policy value is wrong.
@@ -33,21 +29,10 @@ const policyChoices = "use retry, skip, discard or prompt"
 
 // Effective is the policy resume actually applies: Prompt is legacy and
 // means Retry, and an unset policy means the default, Retry.
-func (p Policy) Effective() Policy {
-	if p == Prompt || p == "" {
-		return Retry
-	}
-	return p
-}
+func (p Policy) Effective() Policy { return Policy(resume.Policy(p).Effective()) }
 
 // Valid reports whether p is one of the four named policies.
-func (p Policy) Valid() bool {
-	switch p {
-	case Retry, Skip, Discard, Prompt:
-		return true
-	}
-	return false
-}
+func (p Policy) Valid() bool { return resume.Policy(p).Valid() }
 
 // UnmarshalYAML validates the policy while the decoder still holds its
 // node, so a bad value is reported at its own line and column instead of

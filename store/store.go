@@ -44,6 +44,10 @@ const (
 	KindInterrupt Kind = "interrupt"   // a cooperative interrupt took effect here
 	KindHandoff   Kind = "handoff"     // the session handed off; Text holds the document
 	KindNote      Kind = "note"        // a runtime note for the model (resume, skipped op)
+	// KindAttempt records, durable before it runs, one more execution of an
+	// ambiguous op (its Op is the intent's): re-executions are counted in
+	// the store, so R5.7's bound holds across any number of crashes.
+	KindAttempt Kind = "op_attempt"
 )
 
 // Entry is one record of a session. Entries are never rewritten.

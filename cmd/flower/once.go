@@ -68,7 +68,7 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	}
 	defer b.release()
 	rt, err := agent.New(agent.Options{Workspace: g.workspace, RunDir: g.runDir, Provider: b.provider,
-		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg})
+		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies()})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

@@ -102,7 +102,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	ch := human.New(human.Options{Sink: sink, MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout),
 		Workbench: filepath.Join(ws, workflow.WorkbenchDir)})
 	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
-		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg})
+		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies()})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
