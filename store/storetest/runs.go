@@ -26,7 +26,8 @@ func fullRun(t *testing.T) store.Run {
 		ID: "20250314-150926-535897", Workspace: "/w/proj", Status: store.RunInFlight, Outcome: "passed",
 		Task: "write a.go — «quoted» \"json\" \\ \x00 🌸", Phrase: "also b.go",
 		Step: "work", Row: "work#round2", From: "s-goals", Fork: true, Prompt: "do it\nnow",
-		Session: "s-work", Judge: "s-judge", Round: 2, Done: []string{"clarify", "goals"},
+		Session: "s-work", Judge: "s-judge", Round: 2, Verdict: "fail", Findings: "the log is empty",
+		Done:    []string{"clarify", "goals"},
 		Holder:  "host 4242",
 		Created: t0.In(time.FixedZone("CEST", 2*3600)), Updated: t0.Add(time.Minute),
 	}
