@@ -81,7 +81,9 @@ func (r *runner) prepare(ctx context.Context) error {
 		return err
 	}
 	r.validate()
+	// A crash may have come between a commit and its export.
 	r.exportLineage(ctx)
+	r.exportManifest(ctx)
 	return nil
 }
 

@@ -16,6 +16,10 @@ import (
 type StarterOptions struct {
 	Workspace string // absolute
 	Task      string // the task of a new thread
+	// Said are words the person typed on this wake while the brief is
+	// unfinished: a clarification that goes on (connected, or cut by a
+	// crash) receives them.
+	Said string
 	Phrase    string // added on wake to a confirmed brief (R3.9)
 	Model     string
 	Rounds    int
@@ -43,15 +47,15 @@ func Starter(o StarterOptions) *Workflow {
 	}
 	brief := func() Brief { return ParseBrief(readNote(o.Workspace, BriefPath)) }
 	resume, crash := "The brief at "+BriefPath+" is missing or incomplete. Finish the clarification and write it with its four sections.", ClarifyCrashPrompt
-	if o.Task != "" {
+	if o.Said != "" {
 		// A clarification that goes on must not drop what the person typed
 		// on this wake.
-		said := "\n\nThe person has just said, in their words:\n\n" + o.Task
+		said := "\n\nThe person has just said, in their words:\n\n" + o.Said
 		resume, crash = resume+said, crash+said
 	}
 	w := New(
 		Step{Name: "clarify", Spec: spec("clarify", clarifyInstructions, ClarifyTools),
-			Prompt:       "The task, in the person's words:\n\n" + o.Task + "\n\nClarify it and write " + BriefPath + ".",
+			Prompt:       clarifyPrompt(o.Task, o.Said),
 			ResumePrompt: resume,
 			CrashPrompt:  crash,
 			Frozen:       func() bool { return brief().Complete() }},
@@ -72,6 +76,14 @@ func Starter(o StarterOptions) *Workflow {
 		Prompt: "Judge the work in this directory against every check in " + GoalsPath + " (the brief is " + BriefPath + "). " +
 			"Verify each check yourself, then call verdict."}
 	return w
+}
+
+func clarifyPrompt(task, said string) string {
+	p := "The task, in the person's words:\n\n" + task
+	if said != "" && said != task {
+		p += "\n\nThe person has just said, in their words:\n\n" + said
+	}
+	return p + "\n\nClarify it and write " + BriefPath + "."
 }
 
 func goalsResume(phrase string) string {

@@ -36,6 +36,13 @@ type wakeFlags struct {
 // wake starts, or continues, the work in this directory (R3.1), on the
 // terminal.
 func wake(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, stdin io.Reader) error {
+	if phrase == "" && !f.fresh && f.runID == "" && !f.noRestore && interactive(stdin, out) {
+		s, err := askStartup(stdin, out, hasHistory(g))
+		if err != nil {
+			return usageErr(`%v: start with flower "describe the task"`, err)
+		}
+		phrase, f.fresh = s.phrase, s.fresh
+	}
 	return wakeWith(ctx, g, f, phrase, out, terminal(out, stdin))
 }
 
@@ -78,9 +85,10 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return nothingToContinue(ws)
 	}
 	if last, done := passedLast(ctx, s, ws); done && st.Waking && cut == nil && phrase == "" && !f.fresh && !f.noRestore {
-		fmt.Fprintf(out, "✓ run %s passed its verdict: nothing to continue in %s\n"+
-			"  say what to change: flower \"...\" (the judge checks it too), or start another task: flower --new \"...\"\n",
-			last.ID, tilde(ws))
+		fmt.Fprintln(out, banner(ws, st, s, nil))
+		fmt.Fprintf(out, "✓ run %s passed its verdict: nothing to continue\n%s\n"+
+			"  say what to change: flower \"...\" (the judge checks it too); work and judge again: flower --no-restore; another task: flower --new \"...\"\n",
+			last.ID, indent(last.Findings))
 		return nil
 	}
 	task, added := phrase, ""
@@ -126,8 +134,8 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return err
 	}
 	defer detach()
-	starter := func(task, phrase string) *workflow.Workflow {
-		return workflow.Starter(workflow.StarterOptions{Workspace: ws, Task: task, Phrase: phrase, Model: b.model,
+	starter := func(task, said, phrase string) *workflow.Workflow {
+		return workflow.Starter(workflow.StarterOptions{Workspace: ws, Task: task, Said: said, Phrase: phrase, Model: b.model,
 			Rounds: f.rounds, MaxTurns: f.maxTurns, Budget: f.budget})
 	}
 	opts := workflow.Options{RunDir: g.runDir, Sink: sink, Locked: true}
@@ -139,7 +147,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		// A new run; after a cut one was finished, the phrase gets a run of
 		// its own (R3.1).
 		opts.NoRestore, opts.SameWake, opts.Task, opts.Phrase = true, cut != nil, task, added
-		outc = starter(task, added).Run(ctx, rt, opts)
+		outc = starter(task, task, added).Run(ctx, rt, opts)
 	}
 	if startOver.Load() {
 		return archiveNow(ctx, s, ws, g.runDir, out)
@@ -147,17 +155,17 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	return wakeExit(ctx, outc, rt.TotalCost(), out)
 }
 
-// finishCut drives the cut run to its end with the phrase it was started
-// with. Words typed on this wake while the brief is unfinished reach the
-// clarification as its task (R3.10).
+// finishCut drives the cut run to its end with its task and phrase.
+// Words typed on this wake while the brief is unfinished reach the
+// clarification (R3.10).
 func finishCut(ctx context.Context, rt *agent.Runtime, opts workflow.Options, cut *store.Run,
-	starter func(task, phrase string) *workflow.Workflow, phrase string, waking bool) workflow.Outcome {
-	task := "" // a cut step goes on from its session or its stored prompt
+	starter func(task, said, phrase string) *workflow.Workflow, phrase string, waking bool) workflow.Outcome {
+	said := ""
 	if phrase != "" && !waking {
-		task = phrase
+		said = phrase
 	}
 	opts.RunID = cut.ID
-	return starter(task, cut.Phrase).Run(ctx, rt, opts)
+	return starter(cut.Task, said, cut.Phrase).Run(ctx, rt, opts)
 }
 
 // cutRun is the in-flight run this wake finishes: --run ID, else the
@@ -181,6 +189,13 @@ func cutRun(ctx context.Context, s store.Store, ws string, f *wakeFlags) (*store
 		return nil, &exitError{code: exitFailed, err: err}
 	}
 	return r, nil
+}
+
+func indent(text string) string {
+	if text == "" {
+		return ""
+	}
+	return "  " + strings.ReplaceAll(strings.TrimSpace(text), "\n", "\n  ")
 }
 
 // passedLast returns the newest run of the workspace if it ended with a

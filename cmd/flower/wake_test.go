@@ -346,8 +346,13 @@ func TestBareWakeAfterFinishedRun(t *testing.T) { // R3.1, R3.5, R3.8, R3.9, R3.
 	l1 := readLineage(t, dir)
 	mark := []int{srv.Count()}
 	var outs []ran
+	// A bare wake after a passed run pays for nothing (issue 11); a new run
+	// connected to the thread is asked for with --no-restore.
+	if r := flower(t, dir, env, args()...); r.code != 0 || srv.Count() != mark[0] || !strings.Contains(r.stdout, "passed its verdict: nothing to continue") {
+		t.Fatalf("a bare wake after a passed run: exit %d, %d model requests\n%s%s", r.code, srv.Count()-mark[0], r.stdout, r.stderr)
+	}
 	for wake := 2; wake <= 3; wake++ {
-		r := flower(t, dir, env, args()...)
+		r := flower(t, dir, env, args("--no-restore")...)
 		if r.code != 0 {
 			t.Fatalf("wake %d: exit %d\n%s%s", wake, r.code, r.stdout, r.stderr)
 		}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/flower-run/flower/workflow"
+)
+
+// The start-up prompt of seed 000: a bare flower on a terminal asks what
+// to do. With history it offers to continue (Enter), to add something
+// new (a line), or to start another thing (/new); in an empty directory
+// it asks for the task. Without a terminal a bare flower behaves as
+// before: it continues, or says there is nothing to continue.
+
+const (
+	continuePrompt = "continue where it stopped? Enter = continue; or type something new; /new = start another thing (Ctrl-C quits)\n> "
+	taskPrompt     = "what should I do? One sentence is enough; Enter starts (Ctrl-C quits)\n> "
+)
+
+// startup is what the person chose at the start-up prompt.
+type startup struct {
+	phrase string // the task, or words added to the thread
+	fresh  bool   // /new: archive the thread and start phrase afresh
+}
+
+// askStartup asks the start-up prompt on out and reads the answer from in,
+// one byte at a time so that nothing after the line is taken from the
+// terminal reader that follows. history says whether there is a thread to
+// continue.
+func askStartup(in io.Reader, out io.Writer, history bool) (startup, error) {
+	if history {
+		fmt.Fprint(out, continuePrompt)
+		line, err := readLine(in)
+		if err != nil || line != "/new" {
+			return startup{phrase: line}, err
+		}
+		fmt.Fprint(out, taskPrompt)
+		line, err = readLine(in)
+		if err == nil && line == "" {
+			err = errors.New("no task given")
+		}
+		return startup{phrase: line, fresh: true}, err
+	}
+	fmt.Fprint(out, taskPrompt)
+	line, err := readLine(in)
+	if err == nil && line == "" {
+		err = errors.New("no task given")
+	}
+	return startup{phrase: line}, err
+}
+
+// readLine reads up to a newline without reading past it. End of input
+// before a newline is an error: the person quit.
+func readLine(in io.Reader) (string, error) {
+	var b strings.Builder
+	buf := make([]byte, 1)
+	for {
+		n, err := in.Read(buf)
+		if n == 1 && buf[0] == '\n' {
+			return strings.TrimSpace(b.String()), nil
+		}
+		if n == 1 {
+			b.WriteByte(buf[0])
+		}
+		if err != nil {
+			return "", fmt.Errorf("no answer: %w", err)
+		}
+	}
+}
+
+// interactive reports whether both ends are a terminal.
+func interactive(in io.Reader, out io.Writer) bool {
+	return isCharDevice(in) && isCharDevice(out)
+}
+
+func isCharDevice(v any) bool {
+	f, ok := v.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// hasHistory reports, reading only, whether the workspace has a thread a
+// bare flower could continue.
+func hasHistory(g *globals) bool {
+	ws, err := filepath.Abs(g.workspace)
+	return err == nil && (hasRunDir(g.runDir) || workflow.WakeState(ws, nil).Waking)
+}
