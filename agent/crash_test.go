@@ -107,3 +107,48 @@ func killed(err error) bool {
 	ws, ok := ee.Sys().(syscall.WaitStatus)
 	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
+
+// TestKillAfterHandoffEntry: flower is SIGKILLed after a handoff entry,
+// before the successor starts. The wake starts the successor the entry
+// names, once, and finishes the work there (issue 9, R4.7).
+func TestKillAfterHandoffEntry(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	ws := t.TempDir()
+	srv := modeltest.NewAnthropic(handoffModel)
+	defer srv.Close()
+	rt, err := agent.New(agent.Options{Workspace: ws, RunDir: filepath.Join(ws, "runs"),
+		Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := store.SessionKey(ws, crashSession)
+	appendChain(t, rt.Store(), key, userEntry("count things"))
+	if err := rt.Store().PutMeta(context.Background(), store.Meta{Key: key}); err != nil {
+		t.Fatal(err)
+	}
+	rt.Close()
+	if err := crashChild(t, ws, srv.URL, "after-handoff"); !killed(err) {
+		t.Fatalf("child was not killed: %v", err)
+	}
+	if err := crashChild(t, ws, srv.URL, ""); err != nil {
+		t.Fatalf("the wake failed: %v", err)
+	}
+	rt, err = agent.New(agent.Options{Workspace: ws, RunDir: filepath.Join(ws, "runs"), Provider: anthropic.New(anthropic.Config{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	ctx := context.Background()
+	old, _ := rt.Store().Load(ctx, key)
+	succ := old[len(old)-1]
+	metas, _ := rt.Store().Sessions(ctx, store.ProjectKey(ws))
+	if succ.Kind != store.KindHandoff || len(metas) != 2 || metas[1].Key != store.SessionKey(ws, succ.UUID) {
+		t.Fatalf("old session ends in %s; sessions %+v", succ.Kind, metas)
+	}
+	es, _ := rt.Store().Load(ctx, metas[1].Key)
+	if len(es) != 2 || es[1].Message.TextOf() != "continued from the handoff" {
+		t.Fatalf("successor holds %d entries", len(es))
+	}
+}
