@@ -70,7 +70,7 @@ func (s *session) resolve(ctx context.Context, c resume.Call) (store.Op, error) 
 	u := c.Use
 	policy := s.rt.policies.For(s.step, u.Name)
 	action := resume.Decide(c, policy)
-	if action != resume.Run {
+	if action != resume.RunCall {
 		s.emit(event.Event{Kind: event.Retry, Tool: u.Name,
 			Text: fmt.Sprintf("a call cut by a crash (%s %s, %s) ran %d of %d times: policy %s, %s",
 				u.Name, summary(u.Input), u.ID, c.Runs, resume.MaxRuns, policy, action),
@@ -78,15 +78,15 @@ func (s *session) resolve(ctx context.Context, c resume.Call) (store.Op, error) 
 				"runs": c.Runs, "ambiguous": true}})
 	}
 	switch action {
-	case resume.Pass:
+	case resume.SkipCall:
 		return store.Op{ID: u.ID, Tool: u.Name, Content: skippedText}, nil
-	case resume.Exhausted:
+	case resume.GiveUp:
 		return store.Op{ID: u.ID, Tool: u.Name, IsError: true,
 			Content: fmt.Sprintf(exhaustedText, u.Name, u.ID, c.Runs, resume.MaxRuns)}, nil
-	case resume.Abandon:
+	case resume.DiscardRun:
 		return store.Op{}, fmt.Errorf("%w: %s call %s was cut by a crash and the resume policy of step %q is discard",
 			ErrDiscarded, u.Name, u.ID, s.step)
-	case resume.Again:
+	case resume.RetryCall:
 		attempt := store.Op{ID: u.ID, Tool: u.Name, Input: u.Input, Class: tool.Effect.String()}
 		if err := s.append(ctx, store.Entry{Kind: store.KindAttempt, Op: &attempt}); err != nil {
 			return store.Op{}, err

@@ -5,18 +5,18 @@ type Action string
 
 // Actions, from Decide.
 const (
-	// Run the call: it never started, so nothing is repeated.
-	Run Action = "run"
-	// Again records an op_attempt, durable, and then runs the call again.
-	Again Action = "retry"
-	// Pass completes the call with a note and does not run it: the policy
+	// RunCall runs the call: it never started, so nothing is repeated.
+	RunCall Action = "run"
+	// RetryCall records an op_attempt, durable, and then runs the call again.
+	RetryCall Action = "retry"
+	// SkipCall completes the call with a note and does not run it: the policy
 	// is skip.
-	Pass Action = "skip"
-	// Exhausted completes the call with a note naming it and does not run
+	SkipCall Action = "skip"
+	// GiveUp completes the call with a note naming it and does not run
 	// it: it already ran MaxRuns times without a result.
-	Exhausted Action = "exhausted"
-	// Abandon ends the run: the policy is discard.
-	Abandon Action = "discard"
+	GiveUp Action = "exhausted"
+	// DiscardRun ends the run: the policy is discard.
+	DiscardRun Action = "discard"
 )
 
 // Decide applies policy p to a pending call. Only an ambiguous call is
@@ -25,16 +25,16 @@ const (
 // since the count is in the store.
 func Decide(c Call, p Policy) Action {
 	if !c.Ambiguous() {
-		return Run
+		return RunCall
 	}
 	switch p.Effective() {
 	case Skip:
-		return Pass
+		return SkipCall
 	case Discard:
-		return Abandon
+		return DiscardRun
 	}
 	if c.Runs >= MaxRuns {
-		return Exhausted
+		return GiveUp
 	}
-	return Again
+	return RetryCall
 }

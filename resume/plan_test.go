@@ -159,17 +159,17 @@ func TestDecide(t *testing.T) { // R5.4, R5.7
 		policy Policy
 		want   Action
 	}{
-		{0, Discard, Run}, // never started: no policy applies
-		{0, Retry, Run},
-		{1, Retry, Again},
-		{1, Prompt, Again},
-		{1, "", Again},
-		{2, Retry, Exhausted}, // intent + attempt, no result: poison, never a third run
-		{5, Retry, Exhausted},
-		{1, Skip, Pass},
-		{2, Skip, Pass},
-		{1, Discard, Abandon},
-		{2, Discard, Abandon},
+		{0, Discard, RunCall}, // never started: no policy applies
+		{0, Retry, RunCall},
+		{1, Retry, RetryCall},
+		{1, Prompt, RetryCall},
+		{1, "", RetryCall},
+		{2, Retry, GiveUp}, // intent + attempt, no result: poison, never a third run
+		{5, Retry, GiveUp},
+		{1, Skip, SkipCall},
+		{2, Skip, SkipCall},
+		{1, Discard, DiscardRun},
+		{2, Discard, DiscardRun},
 	}
 	for _, tt := range tests {
 		if got := Decide(Call{Runs: tt.runs}, tt.policy); got != tt.want {
