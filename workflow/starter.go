@@ -19,12 +19,12 @@ type StarterOptions struct {
 	// Said are words the person typed on this wake while the brief is
 	// unfinished: a clarification that goes on (connected, or cut by a
 	// crash) receives them.
-	Said string
-	Phrase    string // added on wake to a confirmed brief (R3.9)
-	Model     string
-	Rounds    int
-	MaxTurns  int
-	Budget    float64
+	Said     string
+	Phrase   string // added on wake to a confirmed brief (R3.9)
+	Model    string
+	Rounds   int
+	MaxTurns int
+	Budget   float64
 }
 
 // Least privilege: each step is offered only the tools it needs (R3.15).
