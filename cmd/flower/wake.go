@@ -86,6 +86,10 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	}
 	if last, done := passedLast(ctx, s, ws); done && st.Waking && cut == nil && phrase == "" && !f.fresh && !f.noRestore {
 		fmt.Fprintln(out, banner(ws, st, s, nil))
+		if err := s.Commit(ctx, store.Batch{Wake: ws}); err != nil { // a wake all the same (seed 000: woke)
+			return &exitError{code: exitFailed, err: err}
+		}
+		_ = workflow.ExportLineage(ctx, s, g.runDir, ws) // an export: the store holds the count
 		fmt.Fprintf(out, "✓ run %s passed its verdict: nothing to continue\n%s\n"+
 			"  say what to change: flower \"...\" (the judge checks it too); work and judge again: flower --no-restore; another task: flower --new \"...\"\n",
 			last.ID, indent(last.Findings))
