@@ -23,11 +23,26 @@ const (
 // model to go on by itself and leave a trace in the brief, so an
 // unattended run neither hangs nor loses what it had to guess (R6.4).
 const (
+	DeclinedText   = `The person declined to answer. Do not ask it again: continue on your own judgement, and write this question and the assumption you made under "Unknowns and assumptions" in the brief.`
 	TimeoutText    = `No one answered. Continue on your own judgement, and write this question and the assumption you made under "Unknowns and assumptions" in the brief. Do not ask it again, and do not stop here.`
 	OverBudgetText = `Not asked: no more questions to the person are allowed in this run. Continue on your own judgement, and write this question and the assumption you made under "Unknowns and assumptions" in the brief. Do not stop here.`
 	emptyText      = `The person answered with an empty reply. Continue on your own judgement, and write this question and the assumption you made under "Unknowns and assumptions" in the brief. Do not ask it again.`
-	declinedText   = `The person declined to answer%s. Do not ask it again: continue on your own judgement, and write this question and the assumption you made under "Unknowns and assumptions" in the brief.`
 )
+
+// replies are a channel's fixed replies (Options.TimeoutText...).
+type replies struct{ timeout, overBudget, declined string }
+
+func (r *replies) fill() {
+	if r.timeout == "" {
+		r.timeout = TimeoutText
+	}
+	if r.overBudget == "" {
+		r.overBudget = OverBudgetText
+	}
+	if r.declined == "" {
+		r.declined = DeclinedText
+	}
+}
 
 // cancelledReason is the decline reason of an ask whose run was cancelled
 // while it waited.
@@ -127,7 +142,7 @@ func (c *Channel) admit(q question) (*waiting, *settlement) {
 	defer c.mu.Unlock()
 	c.seq++
 	w := &waiting{
-		Ask: Ask{ID: fmt.Sprintf("q%d", c.seq), Question: q.text, Options: q.options, Asked: c.clock.Now()},
+		Ask: Ask{ID: fmt.Sprintf("q%d", c.seq), Question: q.text, Options: q.options, Asked: c.clock.Now(), State: Asked},
 		seq: c.seq, done: make(chan settlement, 1),
 	}
 	switch {
@@ -137,7 +152,7 @@ func (c *Channel) admit(q question) (*waiting, *settlement) {
 		return w, &settlement{state: OverBudget}
 	}
 	c.asked++
-	if c.timeout < 0 {
+	if c.timeout <= 0 {
 		return w, &settlement{state: Timeout}
 	}
 	return w, nil
@@ -193,15 +208,16 @@ func (c *Channel) withdraw(w *waiting, s settlement) (_ settlement, won bool) {
 // settle reports a settled ask (event, Q&A log) and turns it into the
 // result the model sees.
 func (c *Channel) settle(a Ask, s settlement) tool.Result {
-	waited := c.clock.Now().Sub(a.Asked)
+	a.Settled, a.State, a.Answer = c.clock.Now(), s.state, s.text
+	waited := a.Settled.Sub(a.Asked)
 	c.emit(settledEvent(a, s, waited))
 	if err := c.appendQA(a, s, waited); err != nil {
 		c.emitError("write Q&A log", err)
 	}
-	return result(s)
+	return c.texts.result(s)
 }
 
-func result(s settlement) tool.Result {
+func (r replies) result(s settlement) tool.Result {
 	switch s.state {
 	case Answered:
 		if strings.TrimSpace(s.text) == "" {
@@ -209,17 +225,16 @@ func result(s settlement) tool.Result {
 		}
 		return tool.Result{Content: "The person answered:\n\n" + s.text}
 	case Declined:
-		reason := ""
-		if r := strings.TrimSpace(s.text); r != "" {
-			reason = ": " + r
+		if why := strings.TrimSpace(s.text); why != "" {
+			return tool.Result{Content: r.declined + "\n\nTheir reason: " + why}
 		}
-		return tool.Result{Content: fmt.Sprintf(declinedText, reason)}
+		return tool.Result{Content: r.declined}
 	case OverBudget:
-		return tool.Result{Content: OverBudgetText}
+		return tool.Result{Content: r.overBudget}
 	case Invalid:
 		return tool.Result{Content: s.text, IsError: true}
 	default:
-		return tool.Result{Content: TimeoutText}
+		return tool.Result{Content: r.timeout}
 	}
 }
 

@@ -34,7 +34,7 @@ func TestAskAnswered(t *testing.T) {
 			f := newFixture(t, Options{})
 			done := f.goAsk(context.Background(), tt.input)
 			a := f.next(t)
-			want := Ask{ID: "q1", Question: tt.wantQuestion, Options: tt.wantOptions, Asked: start}
+			want := Ask{ID: "q1", Question: tt.wantQuestion, Options: tt.wantOptions, Asked: start, State: Asked}
 			if diff := cmp.Diff(want, a); diff != "" {
 				t.Errorf("NextAsk (-want +got):\n%s", diff)
 			}
@@ -69,6 +69,11 @@ func checkAnsweredEvents(t *testing.T, rec *recorder, question string, options [
 	if settled.Payload["answer"] != "SQLite" || settled.Text != "q1 answered: SQLite" {
 		t.Errorf("settled event = %+v", settled)
 	}
+	// The settled Ask carries its state, answer and wait (seed 004).
+	if a, ok := settled.Raw.(Ask); !ok || a.State != Answered || a.Answer != "SQLite" || a.Settled.IsZero() ||
+		a.WaitedS(time.Time{}) != settled.Payload["waited_s"] {
+		t.Errorf("settled event's Ask = %+v, payload %v", settled.Raw, settled.Payload)
+	}
 }
 
 // TestAskSettledWithoutAnswer covers the settlements a waiting ask can reach
@@ -82,9 +87,9 @@ func TestAskSettledWithoutAnswer(t *testing.T) {
 	}{
 		{"timeout", func(t *testing.T, f *fixture, _ string) { f.clk.fire(t) }, "timeout", TimeoutText},
 		{"declined with reason", func(t *testing.T, f *fixture, id string) { f.c.Decline(id, "not now") },
-			"declined", fmt.Sprintf(declinedText, ": not now")},
+			"declined", DeclinedText + "\n\nTheir reason: not now"},
 		{"declined without reason", func(t *testing.T, f *fixture, id string) { f.c.Decline(id, "") },
-			"declined", fmt.Sprintf(declinedText, "")},
+			"declined", DeclinedText},
 		{"empty answer", func(t *testing.T, f *fixture, id string) { f.c.Answer(id, "  ") }, "answered", emptyText},
 	}
 	for _, tt := range tests {
@@ -134,7 +139,7 @@ func TestTimeoutDuration(t *testing.T) {
 		timeout time.Duration
 		want    time.Duration // 0: no timer at all
 	}{
-		{"zero is the default", 0, DefaultTimeout},
+		{"the default", DefaultTimeout, DefaultTimeout},
 		{"explicit", 90 * time.Second, 90 * time.Second},
 		{"forever sets no timer", Forever, 0},
 	}
@@ -363,7 +368,7 @@ func TestTimeoutFromSeconds(t *testing.T) {
 func TestDefaults(t *testing.T) {
 	c := New(Options{Workbench: "/wb"})
 	got := []any{c.timeout, c.maxAsks, c.qaLog, c.amend}
-	want := []any{DefaultTimeout, -1, filepath.FromSlash("/wb/notes/qa.md"), filepath.FromSlash("/wb/notes/brief.md")}
+	want := []any{time.Duration(0), -1, filepath.FromSlash("/wb/notes/qa.md"), filepath.FromSlash("/wb/notes/brief.md")}
 	if !cmp.Equal(got, want) {
 		t.Errorf("defaults = %v, want %v", got, want)
 	}
@@ -439,5 +444,33 @@ func TestWithdrawLosesToAnswer(t *testing.T) {
 	s, won := f.c.withdraw(w, settlement{state: Timeout})
 	if won || s != (settlement{state: Answered, text: "yes"}) {
 		t.Errorf("withdraw = %+v, %v; want the answer, false", s, won)
+	}
+}
+
+// TestZeroTimeoutIsUnattended: seed 004's three values: the zero Options
+// never waits (a forgotten timeout cannot hang a run nobody watches).
+func TestZeroTimeoutIsUnattended(t *testing.T) {
+	for _, d := range []time.Duration{0, -time.Second, Unattended} {
+		c := New(Options{Timeout: d, Workbench: t.TempDir()})
+		res, err := c.Tools()[0].Run(context.Background(), json.RawMessage(`{"question":"Q?"}`))
+		if err != nil || res.Content != TimeoutText || len(c.Pending()) != 0 {
+			t.Errorf("Timeout %v: %+v, %v, pending %v; want the timeout reply at once", d, res, err, c.Pending())
+		}
+	}
+}
+
+// TestRepliesReplaceable: the three fixed replies can be replaced (seed 004).
+func TestRepliesReplaceable(t *testing.T) {
+	zero := 0
+	c := New(Options{Workbench: t.TempDir(), TimeoutText: "T", OverBudgetText: "B", DeclinedText: "D"})
+	if res, _ := c.Tools()[0].Run(context.Background(), json.RawMessage(`{"question":"Q?"}`)); res.Content != "T" {
+		t.Errorf("timeout reply %q, want T", res.Content)
+	}
+	c = New(Options{Workbench: t.TempDir(), MaxAsks: &zero, OverBudgetText: "B"})
+	if res, _ := c.Tools()[0].Run(context.Background(), json.RawMessage(`{"question":"Q?"}`)); res.Content != "B" {
+		t.Errorf("over-budget reply %q, want B", res.Content)
+	}
+	if got := (replies{declined: "D"}).result(settlement{state: Declined, text: "busy"}).Content; got != "D\n\nTheir reason: busy" {
+		t.Errorf("declined reply %q", got)
 	}
 }

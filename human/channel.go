@@ -21,18 +21,20 @@ import (
 	"github.com/flower-run/flower/event"
 )
 
-// Timeouts. Options.Timeout is a time.Duration so the zero Options value is
-// the safe default; the two special behaviours are named constants rather
-// than a nil pointer, whose meaning ("forever") would be the opposite of
-// the zero value's and would hang an unattended run if forgotten.
+// Timeouts, as seed 004's three distinct values: a duration waits that
+// long; zero or less is unattended (every ask settles at once as timeout,
+// R6.4); Forever waits as long as it takes. The zero Options value is
+// therefore unattended, the one setting that can never hang a run nobody
+// watches; "wait forever" is a named constant rather than a nil pointer,
+// whose meaning would be the opposite of the zero value's.
 const (
-	// DefaultTimeout is how long an ask waits when Options.Timeout is 0.
+	// DefaultTimeout is what the CLI gives an ask when --timeout is not set.
 	DefaultTimeout = 1800 * time.Second
 	// Forever waits for the person as long as it takes. Only for runs with
 	// someone watching: no timer ever settles the question.
 	Forever = time.Duration(math.MaxInt64)
-	// Unattended settles every ask at once as Timeout (R6.4). Any negative
-	// Timeout means the same.
+	// Unattended settles every ask at once as Timeout (R6.4). Zero and any
+	// negative Timeout mean the same.
 	Unattended = time.Duration(-1)
 )
 
@@ -52,16 +54,22 @@ func TimeoutFromSeconds(s *float64) time.Duration {
 }
 
 // Options configures a Channel. The zero value is usable: unlimited asks,
-// DefaultTimeout, logs under notes/ of the current directory.
+// unattended (no ask ever waits), logs under notes/ of the current
+// directory, the built-in reply texts.
 type Options struct {
 	// Sink receives the ask events (asked, settled, mail, log errors).
 	Sink event.Sink
 	// MaxAsks caps the questions of the channel's life: nil = unlimited,
 	// 0 = never ask (every ask settles at once as OverBudget).
 	MaxAsks *int
-	// Timeout is how long an ask waits: 0 = DefaultTimeout, Forever, or
-	// Unattended (any value < 0). See TimeoutFromSeconds.
+	// Timeout is how long an ask waits: a duration, Forever, or <= 0 for
+	// unattended. See TimeoutFromSeconds.
 	Timeout time.Duration
+	// The fixed replies the model gets when the person does not answer:
+	// no one answered in time (or nobody watches), the question cap was
+	// reached, the person declined (their reason, if any, follows). Empty
+	// means the built-in TimeoutText, OverBudgetText, DeclinedText.
+	TimeoutText, OverBudgetText, DeclinedText string
 	// Workbench is <workspace>/.flower; the default paths live under it.
 	Workbench string
 	// QALog is where settled asks are appended; default
@@ -74,12 +82,26 @@ type Options struct {
 	Clock Clock
 }
 
-// Ask is a question waiting for the person.
+// Ask is a question to the person: waiting (State Asked) in Pending and
+// the asked event, settled in the settled event's Raw.
 type Ask struct {
 	ID       string
 	Question string
 	Options  []string
 	Asked    time.Time
+	State    State
+	Answer   string    // the answer, or the decline reason
+	Settled  time.Time // zero while it waits
+}
+
+// WaitedS is how long the ask waited, or has waited by now, in seconds
+// rounded to a tenth (seed 004's waited_s).
+func (a Ask) WaitedS(now time.Time) float64 {
+	end := a.Settled
+	if end.IsZero() {
+		end = now
+	}
+	return math.Round(end.Sub(a.Asked).Seconds()*10) / 10
 }
 
 // State is how a question ended up. Asked is the only unsettled state.
@@ -102,6 +124,7 @@ type Channel struct {
 	qaLog   string
 	amend   string
 	clock   Clock
+	texts   replies
 
 	// mu guards seq, asked, pending (with each waiting's handed), arrived
 	// and inbox.
@@ -150,9 +173,8 @@ func New(opts Options) *Channel {
 	if opts.MaxAsks != nil {
 		c.maxAsks = max(*opts.MaxAsks, 0)
 	}
-	if c.timeout == 0 {
-		c.timeout = DefaultTimeout
-	}
+	c.texts = replies{timeout: opts.TimeoutText, overBudget: opts.OverBudgetText, declined: opts.DeclinedText}
+	c.texts.fill()
 	if c.qaLog == "" {
 		c.qaLog = filepath.Join(opts.Workbench, "notes", "qa.md")
 	}

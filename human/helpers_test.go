@@ -151,6 +151,9 @@ func newFixture(t *testing.T, opts Options) *fixture {
 	t.Helper()
 	f := &fixture{clk: newFakeClock(), rec: &recorder{}, dir: t.TempDir()}
 	opts.Clock, opts.Sink = f.clk, f.rec.sink
+	if opts.Timeout == 0 { // the fixture's asks wait, as the CLI's do by default
+		opts.Timeout = DefaultTimeout
+	}
 	if opts.Workbench == "" {
 		opts.Workbench = f.dir
 	}
