@@ -27,9 +27,12 @@ work continues: same conversations, no model call paid twice.
 
   flower "write a markdown-to-html script"   start (clarify, goals, work, judge)
   flower                                     continue the work in this directory
+                                             (on a terminal it asks first: Enter
+                                             continues, a line adds, /new restarts)
   flower "also support code highlighting"    continue, and the judge checks this too
   flower --new "another thing"               archive this thread, start another
   flower status                              what a wake would continue
+  flower ps [--all]                          the runs in flight (and finished ones)
   flower serve "a task"                      the same, steered from a Web page
   flower once "create hello.txt"             one agent, no workflow
   flower --model demo "anything"             offline, no API key
