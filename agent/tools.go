@@ -144,7 +144,7 @@ func safeRun(ctx context.Context, t tool.Tool, u *model.ToolUse) (res tool.Resul
 			err = fmt.Errorf("panic in %s: %v", u.Name, p)
 		}
 	}()
-	return t.Run(ctx, u.Input)
+	return t.Run(tool.WithCall(ctx, u.ID), u.Input)
 }
 
 func (s *session) isEffect(name string) bool {

@@ -94,17 +94,35 @@ func (t *askTool) Run(ctx context.Context, input json.RawMessage) (tool.Result, 
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
+	call := tool.CallID(ctx)
+	if s, ok := t.c.settledFor(call); ok {
+		return t.c.texts.result(s), nil // settled before a crash cut the call: never asked twice
+	}
 	q := parseQuestion(input)
 	w, early := t.c.admit(q)
 	if early != nil {
-		return t.c.settle(w.Ask, *early), nil
+		return t.c.settle(call, w.Ask, *early), nil
+	}
+	if err := t.c.journal.put(record{Type: "ask", Call: call, Ask: &w.Ask}); err != nil {
+		t.c.emitError("keep the ask", err)
 	}
 	s, err := t.c.wait(ctx, w)
-	res := t.c.settle(w.Ask, s)
+	res := t.c.settle(call, w.Ask, s)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	return res, nil
+}
+
+// settledFor is how the call call settled, if it did before.
+func (c *Channel) settledFor(call string) (settlement, bool) {
+	if call == "" {
+		return settlement{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.settledBy[call]
+	return s, ok
 }
 
 // question is the model's input, or what is wrong with it.
@@ -207,8 +225,18 @@ func (c *Channel) withdraw(w *waiting, s settlement) (_ settlement, won bool) {
 
 // settle reports a settled ask (event, Q&A log) and turns it into the
 // result the model sees.
-func (c *Channel) settle(a Ask, s settlement) tool.Result {
+func (c *Channel) settle(call string, a Ask, s settlement) tool.Result {
 	a.Settled, a.State, a.Answer = c.clock.Now(), s.state, s.text
+	if call != "" && !(s.state == Declined && s.text == cancelledReason) {
+		// Durable before the model sees it: a crash before the result is
+		// stored answers the call again with this, without asking.
+		if err := c.journal.put(record{Type: "settled", Call: call, State: s.state, Answer: s.text}); err != nil {
+			c.emitError("keep the answer", err)
+		}
+		c.mu.Lock()
+		c.settledBy[call] = s
+		c.mu.Unlock()
+	}
 	waited := a.Settled.Sub(a.Asked)
 	c.emit(settledEvent(a, s, waited))
 	if err := c.appendQA(a, s, waited); err != nil {

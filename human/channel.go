@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/store"
 )
 
 // Timeouts, as seed 004's three distinct values: a duration waits that
@@ -80,6 +81,11 @@ type Options struct {
 	Amend string
 	// Clock is the time source; nil is the real clock. Tests inject one.
 	Clock Clock
+	// Store and JournalKey, when set, keep the person's mail and the asks
+	// in the store under that key, so that they survive a crash (see
+	// Restore). Unset: the channel lives in memory only.
+	Store      store.Store
+	JournalKey string
 }
 
 // Ask is a question to the person: waiting (State Asked) in Pending and
@@ -125,6 +131,7 @@ type Channel struct {
 	amend   string
 	clock   Clock
 	texts   replies
+	journal *journal // nil: memory only
 
 	// mu guards seq, asked, pending (with each waiting's handed), arrived
 	// and inbox.
@@ -134,6 +141,10 @@ type Channel struct {
 	pending []*waiting    // unsettled asks, by seq: oldest first
 	arrived chan struct{} // closed and replaced when an ask starts waiting
 	inbox   []mail        // mail not yet read by the inbox tool
+	// What each tool call did, by call id, so that a call run again after
+	// a crash finds it (restored from the journal).
+	reads     map[string][]mail
+	settledBy map[string]settlement
 
 	fileMu sync.Mutex // serializes appends to qaLog and amend, so entries never interleave
 }
@@ -155,6 +166,7 @@ type settlement struct {
 }
 
 type mail struct {
+	id   string // its journal id
 	at   time.Time
 	text string
 }
@@ -175,6 +187,10 @@ func New(opts Options) *Channel {
 	}
 	c.texts = replies{timeout: opts.TimeoutText, overBudget: opts.OverBudgetText, declined: opts.DeclinedText}
 	c.texts.fill()
+	if opts.Store != nil && opts.JournalKey != "" {
+		c.journal = &journal{s: opts.Store, key: opts.JournalKey}
+	}
+	c.reads, c.settledBy = map[string][]mail{}, map[string]settlement{}
 	if c.qaLog == "" {
 		c.qaLog = filepath.Join(opts.Workbench, "notes", "qa.md")
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/tool"
 )
@@ -23,7 +25,11 @@ func (c *Channel) Send(text string) {
 	if strings.TrimSpace(text) == "" {
 		return
 	}
-	m := mail{at: c.clock.Now(), text: text}
+	m := mail{id: uuid.NewString(), at: c.clock.Now(), text: text}
+	// Durable before anything else: mail is never lost to a crash.
+	if err := c.journal.put(record{Type: "mail", ID: m.id, Text: text, At: m.at}); err != nil {
+		c.emitError("keep the mail", err)
+	}
 	c.mu.Lock()
 	c.inbox = append(c.inbox, m)
 	c.mu.Unlock()
@@ -35,13 +41,31 @@ func (c *Channel) Send(text string) {
 	}})
 }
 
-// takeInbox empties the inbox and returns what was in it, oldest first.
-func (c *Channel) takeInbox() []mail {
+// readInbox returns the mail of the inbox call call: what it read before a
+// crash, else the inbox, emptied, oldest first. A first read is journaled
+// under the call.
+func (c *Channel) readInbox(call string) []mail {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	m := c.inbox
+	if ms, ok := c.reads[call]; ok && call != "" {
+		c.mu.Unlock()
+		return ms
+	}
+	ms := c.inbox
 	c.inbox = nil
-	return m
+	if call != "" {
+		c.reads[call] = ms
+	}
+	c.mu.Unlock()
+	if len(ms) > 0 && call != "" {
+		ids := make([]string, len(ms))
+		for i, m := range ms {
+			ids[i] = m.id
+		}
+		if err := c.journal.put(record{Type: "read", Call: call, Mails: ids}); err != nil {
+			c.emitError("keep the inbox read", err)
+		}
+	}
+	return ms
 }
 
 type inboxTool struct{ c *Channel }
@@ -70,7 +94,7 @@ func (t *inboxTool) Run(ctx context.Context, _ json.RawMessage) (tool.Result, er
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	return tool.Result{Content: formatInbox(t.c.takeInbox())}, nil
+	return tool.Result{Content: formatInbox(t.c.readInbox(tool.CallID(ctx)))}, nil
 }
 
 func formatInbox(ms []mail) string {

@@ -112,7 +112,10 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	defer o.Close()
 	sink := func(e event.Event) { fe.sink(e); o.Observe(e) }
 	ch := human.New(human.Options{Sink: sink, MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout),
-		Workbench: filepath.Join(ws, workflow.WorkbenchDir)})
+		Workbench: filepath.Join(ws, workflow.WorkbenchDir), Store: s, JournalKey: store.SessionKey(ws, humanJournal)})
+	if err := ch.Restore(ctx); err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
 	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
 		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies()})
 	if err != nil {
@@ -229,6 +232,10 @@ func hasRunDir(runDir string) bool {
 }
 
 const storeFile = "sessions.db"
+
+// humanJournal is the session id under which the human channel keeps the
+// person's mail and the asks (no session of an agent has this id).
+const humanJournal = "~human"
 
 // openRunDir opens the run dir's store, creating it if needed, and imports
 // the run state an older flower kept in JSON files.
