@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -78,6 +79,8 @@ func (f *firstRequest) time(b *testing.B, bin, dir string, args ...string) {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "ANTHROPIC_BASE_URL=" + f.srv.URL, "ANTHROPIC_API_KEY=test"}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
 	done := make(chan error, 1)
 	b.StartTimer()
 	if err := cmd.Start(); err != nil {
@@ -89,7 +92,7 @@ func (f *firstRequest) time(b *testing.B, bin, dir string, args ...string) {
 		b.StopTimer()
 	case err := <-done:
 		b.StopTimer()
-		b.Fatalf("flower ended (%v) before asking the model anything", err)
+		b.Fatalf("flower ended (%v) before asking the model anything:\n%s", err, out.String())
 	case <-time.After(crashGuard):
 		b.StopTimer()
 		cmd.Process.Kill()
