@@ -17,6 +17,7 @@ import (
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/workflow"
+	"github.com/flower-run/flower/workflow/starter"
 )
 
 // wakeFlags are the flags of flower [TASK].
@@ -56,7 +57,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if f.fresh && phrase == "" {
 		return usageErr(`--new needs the new task, e.g. flower --new "write a CLI for X"`)
 	}
-	if !f.fresh && phrase == "" && f.runID == "" && !hasRunDir(g.runDir) && !workflow.WakeState(ws, nil).Waking {
+	if !f.fresh && phrase == "" && f.runID == "" && !hasRunDir(g.runDir) && !starter.WakeState(ws, nil).Waking {
 		return nothingToContinue(ws)
 	}
 	// Take the run dir before touching the thread: a process refused here
@@ -72,11 +73,11 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	}
 	defer s.Close()
 	if f.fresh {
-		if _, err := workflow.Archive(ctx, s, g.runDir, ws, time.Now()); err != nil {
+		if _, err := starter.Archive(ctx, s, g.runDir, ws, time.Now()); err != nil {
 			return &exitError{code: exitFailed, err: err}
 		}
 	}
-	st := workflow.WakeState(ws, s)
+	st := starter.WakeState(ws, s)
 	cut, err := cutRun(ctx, s, ws, f)
 	if err != nil {
 		return err
@@ -112,7 +113,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	defer o.Close()
 	sink := func(e event.Event) { fe.sink(e); o.Observe(e) }
 	ch := human.New(human.Options{Sink: sink, MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout),
-		Workbench: filepath.Join(ws, workflow.WorkbenchDir)})
+		Workbench: filepath.Join(ws, starter.WorkbenchDir)})
 	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
 		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies()})
 	if err != nil {
@@ -122,7 +123,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	line := banner(ws, st, s, cut)
 	fmt.Fprintln(out, line)
 	if !st.Waking && strings.TrimSpace(st.Brief) != "" {
-		fmt.Fprintf(out, "note: ignored %s: it lacks its four sections (%s)\n", workflow.BriefPath, strings.Join(workflow.BriefSections, ", "))
+		fmt.Fprintf(out, "note: ignored %s: it lacks its four sections (%s)\n", starter.BriefPath, strings.Join(starter.BriefSections, ", "))
 	}
 	ctx, stop := interruptible(ctx, rt, os.Stderr, fe.firstCtrlC)
 	defer stop()
@@ -138,20 +139,20 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return err
 	}
 	defer detach()
-	starter := func(task, said, phrase string) *workflow.Workflow {
-		return workflow.Starter(workflow.StarterOptions{Workspace: ws, Task: task, Said: said, Phrase: phrase, Model: b.model,
+	flow := func(task, said, phrase string) *workflow.Workflow {
+		return starter.New(starter.Options{Workspace: ws, Task: task, Said: said, Phrase: phrase, Model: b.model,
 			Rounds: f.rounds, MaxTurns: f.maxTurns, Budget: f.budget})
 	}
 	opts := workflow.Options{RunDir: g.runDir, Sink: sink, Locked: true}
 	var outc workflow.Outcome
 	if cut != nil {
-		outc = finishCut(ctx, rt, opts, cut, starter, phrase, st.Waking)
+		outc = finishCut(ctx, rt, opts, cut, flow, phrase, st.Waking)
 	}
 	if cut == nil || (added != "" && outc.Err == nil && !outc.Interrupted) {
 		// A new run; after a cut one was finished, the phrase gets a run of
 		// its own (R3.1).
 		opts.NoRestore, opts.SameWake, opts.Task, opts.Phrase = true, cut != nil, task, added
-		outc = starter(task, task, added).Run(ctx, rt, opts)
+		outc = flow(task, task, added).Run(ctx, rt, opts)
 	}
 	if startOver.Load() {
 		return archiveNow(ctx, s, ws, g.runDir, out)
@@ -163,13 +164,13 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 // Words typed on this wake while the brief is unfinished reach the
 // clarification (R3.10).
 func finishCut(ctx context.Context, rt *agent.Runtime, opts workflow.Options, cut *store.Run,
-	starter func(task, said, phrase string) *workflow.Workflow, phrase string, waking bool) workflow.Outcome {
+	flow func(task, said, phrase string) *workflow.Workflow, phrase string, waking bool) workflow.Outcome {
 	said := ""
 	if phrase != "" && !waking {
 		said = phrase
 	}
 	opts.RunID = cut.ID
-	return starter(cut.Task, said, cut.Phrase).Run(ctx, rt, opts)
+	return flow(cut.Task, said, cut.Phrase).Run(ctx, rt, opts)
 }
 
 // cutRun is the in-flight run this wake finishes: --run ID, else the
@@ -251,10 +252,10 @@ func openRunDir(ctx context.Context, runDir, ws string, out io.Writer) (store.St
 // archiveNow ends a wake whose person typed /new: the thread is archived
 // and the next flower "task" starts afresh.
 func archiveNow(ctx context.Context, s store.Store, ws, runDir string, out io.Writer) error {
-	if _, err := workflow.Archive(context.WithoutCancel(ctx), s, runDir, ws, time.Now()); err != nil {
+	if _, err := starter.Archive(context.WithoutCancel(ctx), s, runDir, ws, time.Now()); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	fmt.Fprintf(out, "archived this thread under %s: start the next one with flower \"task\"\n", filepath.Join(tilde(ws), workflow.ArchiveDir))
+	fmt.Fprintf(out, "archived this thread under %s: start the next one with flower \"task\"\n", filepath.Join(tilde(ws), starter.ArchiveDir))
 	return nil
 }
 
@@ -289,7 +290,7 @@ func wakeExit(ctx context.Context, o workflow.Outcome, cost float64, out io.Writ
 }
 
 // banner is the one line a wake starts with (R3.12).
-func banner(ws string, st workflow.State, s store.Store, cut *store.Run) string {
+func banner(ws string, st starter.State, s store.Store, cut *store.Run) string {
 	if !st.Waking && len(st.Steps) == 0 && cut == nil {
 		return "-> starting in " + tilde(ws)
 	}
