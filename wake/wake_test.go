@@ -5,11 +5,15 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/flower-run/flower/agent"
+	"github.com/flower-run/flower/model/anthropic"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/mem"
+	"github.com/flower-run/flower/workflow"
 	"github.com/flower-run/flower/workflow/starter"
 )
 
@@ -175,4 +179,52 @@ func samePlan(got, want Plan) bool {
 	}
 	g.Cut, w.Cut = nil, nil
 	return g.Action == w.Action && g.Last.ID == w.Last.ID && g.Said == w.Said && g.Task == w.Task && g.Phrase == w.Phrase
+}
+
+// call is one Flow call: the arguments a run's workflow was built with.
+type call struct{ task, said, phrase string }
+
+func TestDriveFinishesThenStarts(t *testing.T) { // R3.1: a phrase after a cut run gets its own run
+	ctx := context.Background()
+	ws, s := seed(t, history{brief: fullBrief, runs: []store.Run{inFlight}, bound: true})
+	p, err := Decide(ctx, s, ws, Options{Phrase: "more"})
+	if err != nil || p.Action != FinishThenStart {
+		t.Fatalf("Decide: %v, %v", p.Action, err)
+	}
+	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, RunDir: t.TempDir(),
+		Provider: anthropic.New(anthropic.Config{APIKey: "test", BaseURL: "http://127.0.0.1:1"})}) // never called: no steps
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	var calls []call
+	flow := func(task, said, phrase string) *workflow.Workflow {
+		calls = append(calls, call{task, said, phrase})
+		return workflow.New()
+	}
+	out := p.Drive(ctx, rt, workflow.Options{RunDir: t.TempDir()}, flow)
+	if out.Err != nil || !out.Passed {
+		t.Fatalf("Drive: %+v", out)
+	}
+	want := []call{{inFlight.Task, "", inFlight.Phrase}, {"", "", "more"}}
+	if !slices.Equal(calls, want) {
+		t.Errorf("flows built %v, want %v", calls, want)
+	}
+	runs, err := s.Runs(ctx, ws)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs %v, %v", runs, err)
+	}
+	if runs[0].ID != inFlight.ID || runs[0].Status != store.RunFinished || runs[1].Phrase != "more" || runs[1].Task != "" {
+		t.Errorf("runs after the wake: %+v", runs)
+	}
+	if l, _ := s.Lineage(ctx, ws); l.Woke != 2 {
+		t.Errorf("wakes %d, want 2: finishing and starting are one wake", l.Woke)
+	}
+}
+
+func TestDriveRefusesAPass(t *testing.T) { // a Pass costs nothing: CountWake, not Drive
+	out := Plan{Action: Pass}.Drive(context.Background(), nil, workflow.Options{}, nil)
+	if out.Err == nil {
+		t.Error("Drive ran a Pass plan")
+	}
 }
