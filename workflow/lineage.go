@@ -12,31 +12,32 @@ import (
 	"github.com/flower-run/flower/store"
 )
 
-// Archive ends a workspace's thread (R3.13): the brief, the goals and the
-// lineage export move into notes/archive/<time>/, runs in flight are
-// discarded, and the store starts a new thread (no bindings, wake count
-// zero). The files move first: a crash before the store commit leaves the
-// old thread connected without its notes, and running --new again
+// Archive ends a workspace's thread (R3.13): the lineage export and the
+// files the caller names (absolute paths; the starter's brief and goals,
+// say) move into the directory into, runs in flight are discarded, and the
+// store starts a new thread (no bindings, wake count zero). The engine
+// knows no notes of its own: what belongs to a thread besides its lineage
+// is the caller's. The files move first: a crash before the store commit
+// leaves the old thread connected without its notes, and archiving again
 // finishes the archive. Sessions and rows stay.
-func Archive(ctx context.Context, s store.Store, runDir, ws string, now time.Time) (into string, err error) {
-	into = filepath.Join(ws, ArchiveDir, now.Format("20060102-150405"))
+func Archive(ctx context.Context, s store.Store, runDir, ws, into string, now time.Time, files ...string) error {
 	if err := os.MkdirAll(into, 0o755); err != nil {
-		return "", fmt.Errorf("archive: %w", err)
+		return fmt.Errorf("archive: %w", err)
 	}
-	for _, p := range []string{filepath.Join(runDir, LineageFile), filepath.Join(ws, BriefPath), filepath.Join(ws, GoalsPath)} {
+	for _, p := range append([]string{filepath.Join(runDir, LineageFile)}, files...) {
 		err := os.Rename(p, filepath.Join(into, filepath.Base(p)))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("archive %s: %w", p, err)
+			return fmt.Errorf("archive %s: %w", p, err)
 		}
 	}
 	if err := atomicfile.SyncDir(into); err != nil {
-		return "", fmt.Errorf("archive: %w", err)
+		return fmt.Errorf("archive: %w", err)
 	}
 	if _, err := DiscardAll(ctx, s, ws, now); err != nil {
-		return "", err
+		return err
 	}
 	if err := s.Commit(ctx, store.Batch{Archive: ws}); err != nil {
-		return "", fmt.Errorf("archive: %w", err)
+		return fmt.Errorf("archive: %w", err)
 	}
-	return into, ExportLineage(ctx, s, runDir, ws)
+	return ExportLineage(ctx, s, runDir, ws)
 }

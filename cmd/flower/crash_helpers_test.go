@@ -19,6 +19,7 @@ import (
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/workflow"
+	"github.com/flower-run/flower/workflow/starter"
 )
 
 // The crash suite (SPEC R5.1-R5.7, R3.1; DESIGN.md §5) plays a whole
@@ -87,12 +88,12 @@ func (f crashFlow) respond(r *modeltest.Request) modeltest.Turn {
 	switch crashStepOf(r.System) {
 	case "clarify":
 		if n == 0 {
-			return crashCall("Writing the brief.", "Write", map[string]any{"file_path": workflow.BriefPath, "content": crashBrief(task)})
+			return crashCall("Writing the brief.", "Write", map[string]any{"file_path": starter.BriefPath, "content": crashBrief(task)})
 		}
 		return modeltest.Turn{Text: "The brief is written."}
 	case "goals":
 		if n == 0 {
-			return crashCall("Writing the goals.", "Write", map[string]any{"file_path": workflow.GoalsPath,
+			return crashCall("Writing the goals.", "Write", map[string]any{"file_path": starter.GoalsPath,
 				"content": "# Goals\n\n- [ ] notes.txt says two\n- [ ] log has one line x\n"})
 		}
 		return modeltest.Turn{Text: "goals.md has 2 checks."}
@@ -181,9 +182,9 @@ func readCrashFiles(t *testing.T, dir string) crashFiles {
 		}
 		return string(data)
 	}
-	b := workflow.ParseBrief(read(workflow.BriefPath))
+	b := starter.ParseBrief(read(starter.BriefPath))
 	f := crashFiles{Brief: b.Complete(), Task: strings.Contains(b.Sections["Goal"], crashTask),
-		Goals: workflow.CountChecks(read(workflow.GoalsPath)) > 0, Notes: read(crashNotes)}
+		Goals: starter.CountChecks(read(starter.GoalsPath)) > 0, Notes: read(crashNotes)}
 	for _, line := range strings.Split(read(crashLog), "\n") {
 		switch line {
 		case "x":

@@ -16,7 +16,7 @@ import (
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/sqlite"
-	"github.com/flower-run/flower/workflow"
+	"github.com/flower-run/flower/workflow/starter"
 )
 
 // How long a wake takes to ask the model anything: from exec of flower to
@@ -179,8 +179,8 @@ func resumeWorkspace(b *testing.B, n int) string {
 			b.Fatal(err)
 		}
 	}
-	write(filepath.Join(dir, workflow.BriefPath), crashBrief(crashTask))
-	write(filepath.Join(dir, workflow.GoalsPath), "# Goals\n\n- [ ] log has the lines\n")
+	write(filepath.Join(dir, starter.BriefPath), crashBrief(crashTask))
+	write(filepath.Join(dir, starter.GoalsPath), "# Goals\n\n- [ ] log has the lines\n")
 
 	const session = "0b5e55ed-0000-4000-8000-000000010000"
 	key := store.SessionKey(dir, session)
@@ -204,7 +204,7 @@ func resumeWorkspace(b *testing.B, n int) string {
 		entries = append(entries, e)
 	}
 	add(store.Entry{Kind: store.KindUser, Message: &model.Message{Role: model.User,
-		Content: []model.Block{&model.Text{Text: "Do the work. The brief is " + workflow.BriefPath + "."}}}})
+		Content: []model.Block{&model.Text{Text: "Do the work. The brief is " + starter.BriefPath + "."}}}})
 	for call := 0; len(entries) < n; call++ {
 		id := fmt.Sprintf("toolu_%08d", call)
 		input := json.RawMessage(fmt.Sprintf(`{"command":"echo %d >> log"}`, call))

@@ -56,7 +56,7 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 			if f.reset {
 				return reset(cmd.Context(), g, f.yes, cmd.InOrStdin(), cmd.OutOrStdout())
 			}
-			return wake(cmd.Context(), g, f, phrase, cmd.OutOrStdout(), cmd.InOrStdin())
+			return wakeTerminal(cmd.Context(), g, f, phrase, cmd.OutOrStdout(), cmd.InOrStdin())
 		},
 	}
 	pf := root.PersistentFlags()

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/flower-run/flower/workflow"
+	"github.com/flower-run/flower/workflow/starter"
 )
 
 // The start-up prompt of seed 000: a bare flower on a terminal asks what
@@ -91,5 +91,5 @@ func isCharDevice(v any) bool {
 // bare flower could continue.
 func hasHistory(g *globals) bool {
 	ws, err := filepath.Abs(g.workspace)
-	return err == nil && (hasRunDir(g.runDir) || workflow.WakeState(ws, nil).Waking)
+	return err == nil && (hasRunDir(g.runDir) || starter.WakeState(ws, nil).Waking)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flower-run/flower/workflow"
+	"github.com/flower-run/flower/workflow/starter"
 )
 
 func newStatus(g *globals) *cobra.Command {
@@ -35,7 +36,7 @@ func runStatus(g *globals, out io.Writer) error {
 			return &exitError{code: exitFailed, err: err}
 		}
 	}
-	st := workflow.WakeState(ws, s)
+	st := starter.WakeState(ws, s)
 	if !st.Waking && len(st.Steps) == 0 && len(inFlight) == 0 {
 		fmt.Fprintf(out, "nothing to continue in %s: start with flower \"describe the task\"%s\n", tilde(ws), v1Hint(g.runDir))
 		return nil

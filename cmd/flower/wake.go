@@ -16,7 +16,9 @@ import (
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/wake"
 	"github.com/flower-run/flower/workflow"
+	"github.com/flower-run/flower/workflow/starter"
 )
 
 // wakeFlags are the flags of flower [TASK].
@@ -33,9 +35,9 @@ type wakeFlags struct {
 	budget    float64
 }
 
-// wake starts, or continues, the work in this directory (R3.1), on the
+// wakeTerminal starts, or continues, the work in this directory (R3.1), on the
 // terminal.
-func wake(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, stdin io.Reader) error {
+func wakeTerminal(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, stdin io.Reader) error {
 	if phrase == "" && !f.fresh && f.runID == "" && !f.noRestore && interactive(stdin, out) {
 		s, err := askStartup(stdin, out, hasHistory(g))
 		if err != nil {
@@ -47,17 +49,16 @@ func wake(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.W
 }
 
 // wakeWith is wake on any front end: the terminal, or HTTP and the Web page
-// (flower serve).
+// (flower serve). What the wake does is package wake's; here it is wired
+// to a backend, the oracle, the human channel and the front end.
 func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, fe frontEnd) error {
 	ws, err := filepath.Abs(g.workspace)
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
-	if f.fresh && phrase == "" {
-		return usageErr(`--new needs the new task, e.g. flower --new "write a CLI for X"`)
-	}
-	if !f.fresh && phrase == "" && f.runID == "" && !hasRunDir(g.runDir) && !workflow.WakeState(ws, nil).Waking {
-		return nothingToContinue(ws)
+	wo := wake.Options{Phrase: phrase, New: f.fresh, NoRestore: f.noRestore, RunID: f.runID}
+	if err := wake.Check(ws, hasRunDir(g.runDir), wo); err != nil {
+		return wakeErr(err, ws)
 	}
 	// Take the run dir before touching the thread: a process refused here
 	// must not have archived or amended another's brief.
@@ -71,33 +72,20 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return err
 	}
 	defer s.Close()
-	if f.fresh {
-		if _, err := workflow.Archive(ctx, s, g.runDir, ws, time.Now()); err != nil {
-			return &exitError{code: exitFailed, err: err}
-		}
-	}
-	st := workflow.WakeState(ws, s)
-	cut, err := cutRun(ctx, s, ws, f)
+	plan, err := wake.Prepare(ctx, s, g.runDir, ws, wo, time.Now())
 	if err != nil {
-		return err
+		return wakeErr(err, ws)
 	}
-	if !f.fresh && phrase == "" && !st.Waking && len(st.Steps) == 0 && cut == nil {
-		return nothingToContinue(ws)
-	}
-	if last, done := passedLast(ctx, s, ws); done && st.Waking && cut == nil && phrase == "" && !f.fresh && !f.noRestore {
+	st, cut := plan.State, plan.Cut
+	if plan.Action == wake.Pass {
 		fmt.Fprintln(out, banner(ws, st, s, nil))
-		if err := s.Commit(ctx, store.Batch{Wake: ws}); err != nil { // a wake all the same (seed 000: woke)
+		if err := wake.CountWake(ctx, s, g.runDir, ws); err != nil {
 			return &exitError{code: exitFailed, err: err}
 		}
-		_ = workflow.ExportLineage(ctx, s, g.runDir, ws) // an export: the store holds the count
 		fmt.Fprintf(out, "✓ run %s passed its verdict: nothing to continue\n%s\n"+
 			"  say what to change: flower \"...\" (the judge checks it too); work and judge again: flower --no-restore; another task: flower --new \"...\"\n",
-			last.ID, indent(last.Findings))
+			plan.Last.ID, indent(plan.Last.Findings))
 		return nil
-	}
-	task, added := phrase, ""
-	if st.Waking && phrase != "" {
-		task, added = "", phrase
 	}
 	cfg, err := config.Load(ws)
 	if err != nil {
@@ -112,7 +100,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	defer o.Close()
 	sink := func(e event.Event) { fe.sink(e); o.Observe(e) }
 	ch := human.New(human.Options{Sink: sink, MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout),
-		Workbench: filepath.Join(ws, workflow.WorkbenchDir), Store: s, JournalKey: store.SessionKey(ws, humanJournal)})
+		Workbench: filepath.Join(ws, starter.WorkbenchDir), Store: s, JournalKey: store.SessionKey(ws, humanJournal)})
 	if err := ch.Restore(ctx); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -125,7 +113,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	line := banner(ws, st, s, cut)
 	fmt.Fprintln(out, line)
 	if !st.Waking && strings.TrimSpace(st.Brief) != "" {
-		fmt.Fprintf(out, "note: ignored %s: it lacks its four sections (%s)\n", workflow.BriefPath, strings.Join(workflow.BriefSections, ", "))
+		fmt.Fprintf(out, "note: ignored %s: it lacks its four sections (%s)\n", starter.BriefPath, strings.Join(starter.BriefSections, ", "))
 	}
 	ctx, stop := interruptible(ctx, rt, os.Stderr, fe.firstCtrlC)
 	defer stop()
@@ -141,61 +129,30 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return err
 	}
 	defer detach()
-	starter := func(task, said, phrase string) *workflow.Workflow {
-		return workflow.Starter(workflow.StarterOptions{Workspace: ws, Task: task, Said: said, Phrase: phrase, Model: b.model,
+	flow := func(task, said, phrase string) *workflow.Workflow {
+		return starter.New(starter.Options{Workspace: ws, Task: task, Said: said, Phrase: phrase, Model: b.model,
 			Rounds: f.rounds, MaxTurns: f.maxTurns, Budget: f.budget})
 	}
-	opts := workflow.Options{RunDir: g.runDir, Sink: sink, Locked: true}
-	var outc workflow.Outcome
-	if cut != nil {
-		outc = finishCut(ctx, rt, opts, cut, starter, phrase, st.Waking)
-	}
-	if cut == nil || (added != "" && outc.Err == nil && !outc.Interrupted) {
-		// A new run; after a cut one was finished, the phrase gets a run of
-		// its own (R3.1).
-		opts.NoRestore, opts.SameWake, opts.Task, opts.Phrase = true, cut != nil, task, added
-		outc = starter(task, task, added).Run(ctx, rt, opts)
-	}
+	outc := plan.Drive(ctx, rt, workflow.Options{RunDir: g.runDir, Sink: sink, Locked: true}, flow)
 	if startOver.Load() {
 		return archiveNow(ctx, s, ws, g.runDir, out)
 	}
 	return wakeExit(ctx, outc, rt.TotalCost(), out)
 }
 
-// finishCut drives the cut run to its end with its task and phrase.
-// Words typed on this wake while the brief is unfinished reach the
-// clarification (R3.10).
-func finishCut(ctx context.Context, rt *agent.Runtime, opts workflow.Options, cut *store.Run,
-	starter func(task, said, phrase string) *workflow.Workflow, phrase string, waking bool) workflow.Outcome {
-	said := ""
-	if phrase != "" && !waking {
-		said = phrase
+// wakeErr shows a refused wake as a usage error, anything else as a failure.
+func wakeErr(err error, ws string) error {
+	var nothing *wake.NothingError
+	var noRun *wake.NoRunError
+	switch {
+	case errors.Is(err, wake.ErrNoTask):
+		return usageErr(`--new needs the new task, e.g. flower --new "write a CLI for X"`)
+	case errors.As(err, &nothing):
+		return nothingToContinue(ws)
+	case errors.As(err, &noRun):
+		return usageErr("--run %s: no such run in flight in %s (flower ps lists them)", noRun.ID, tilde(ws))
 	}
-	opts.RunID = cut.ID
-	return starter(cut.Task, said, cut.Phrase).Run(ctx, rt, opts)
-}
-
-// cutRun is the in-flight run this wake finishes: --run ID, else the
-// newest in flight unless --no-restore.
-func cutRun(ctx context.Context, s store.Store, ws string, f *wakeFlags) (*store.Run, error) {
-	if f.runID != "" {
-		r, ok, err := s.Run(ctx, f.runID)
-		if err != nil {
-			return nil, &exitError{code: exitFailed, err: err}
-		}
-		if !ok || r.Workspace != ws || r.Status != store.RunInFlight {
-			return nil, usageErr("--run %s: no such run in flight in %s (flower ps lists them)", f.runID, tilde(ws))
-		}
-		return &r, nil
-	}
-	if f.noRestore {
-		return nil, nil
-	}
-	r, err := workflow.InFlight(ctx, s, ws)
-	if err != nil {
-		return nil, &exitError{code: exitFailed, err: err}
-	}
-	return r, nil
+	return &exitError{code: exitFailed, err: err}
 }
 
 func indent(text string) string {
@@ -203,17 +160,6 @@ func indent(text string) string {
 		return ""
 	}
 	return "  " + strings.ReplaceAll(strings.TrimSpace(text), "\n", "\n  ")
-}
-
-// passedLast returns the newest run of the workspace if it ended with a
-// passed verdict: a bare wake then has nothing to do and pays for nothing.
-func passedLast(ctx context.Context, s store.Store, ws string) (store.Run, bool) {
-	runs, err := s.Runs(ctx, ws)
-	if err != nil || len(runs) == 0 {
-		return store.Run{}, false
-	}
-	last := runs[len(runs)-1]
-	return last, last.Status == store.RunFinished && last.Outcome == "passed"
 }
 
 func nothingToContinue(ws string) error {
@@ -258,10 +204,10 @@ func openRunDir(ctx context.Context, runDir, ws string, out io.Writer) (store.St
 // archiveNow ends a wake whose person typed /new: the thread is archived
 // and the next flower "task" starts afresh.
 func archiveNow(ctx context.Context, s store.Store, ws, runDir string, out io.Writer) error {
-	if _, err := workflow.Archive(context.WithoutCancel(ctx), s, runDir, ws, time.Now()); err != nil {
+	if _, err := starter.Archive(context.WithoutCancel(ctx), s, runDir, ws, time.Now()); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	fmt.Fprintf(out, "archived this thread under %s: start the next one with flower \"task\"\n", filepath.Join(tilde(ws), workflow.ArchiveDir))
+	fmt.Fprintf(out, "archived this thread under %s: start the next one with flower \"task\"\n", filepath.Join(tilde(ws), starter.ArchiveDir))
 	return nil
 }
 
@@ -296,7 +242,7 @@ func wakeExit(ctx context.Context, o workflow.Outcome, cost float64, out io.Writ
 }
 
 // banner is the one line a wake starts with (R3.12).
-func banner(ws string, st workflow.State, s store.Store, cut *store.Run) string {
+func banner(ws string, st starter.State, s store.Store, cut *store.Run) string {
 	if !st.Waking && len(st.Steps) == 0 && cut == nil {
 		return "-> starting in " + tilde(ws)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/workflow"
+	"github.com/flower-run/flower/workflow/starter"
 )
 
 // The starter flow played by a fake Anthropic server. Each step is
@@ -87,26 +88,26 @@ func playing(r *modeltest.Request, strict bool) modeltest.Turn {
 		case 1:
 			return call("Checking the inbox.", "inbox", map[string]any{})
 		case 2:
-			return call("Writing the brief.", "Write", map[string]any{"file_path": workflow.BriefPath,
+			return call("Writing the brief.", "Write", map[string]any{"file_path": starter.BriefPath,
 				"content": testBrief(taskOf(r.Messages), results[0], results[1])})
 		}
 		return modeltest.Turn{Text: "The brief is written."}
 	case "goals":
 		switch n {
 		case 0:
-			return call("Reading the brief.", "Read", map[string]any{"file_path": workflow.BriefPath})
+			return call("Reading the brief.", "Read", map[string]any{"file_path": starter.BriefPath})
 		case 1:
 			goals := "# Goals\n\n- [ ] out.txt exists\n- [ ] out.txt says hi\n- [ ] `cat out.txt` exits 0\n"
 			if strings.Contains(results[0], "## Added on wake") {
 				goals += "- [ ] the addition on wake is done\n"
 			}
-			return call("Writing the goals.", "Write", map[string]any{"file_path": workflow.GoalsPath, "content": goals})
+			return call("Writing the goals.", "Write", map[string]any{"file_path": starter.GoalsPath, "content": goals})
 		}
 		return modeltest.Turn{Text: "goals.md has its checks."}
 	case "work":
 		switch n {
 		case 0:
-			return call("Reading the goals.", "Read", map[string]any{"file_path": workflow.GoalsPath})
+			return call("Reading the goals.", "Read", map[string]any{"file_path": starter.GoalsPath})
 		case 1:
 			content := "hi\n"
 			if strings.Contains(prompt, "does not pass yet") {
@@ -171,7 +172,7 @@ func lastPrompt(msgs []model.Message) (prompt string, results []string) {
 		for _, b := range m.Content {
 			switch v := b.(type) {
 			case *model.Text:
-				if !strings.HasPrefix(v.Text, workflow.ClarifyCrashPrompt) {
+				if !strings.HasPrefix(v.Text, starter.ClarifyCrashPrompt) {
 					prompt, results = v.Text, nil
 				}
 			case *model.ToolResult:

@@ -20,6 +20,7 @@ import (
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/workflow"
+	"github.com/flower-run/flower/workflow/starter"
 )
 
 // unattended answers every ask at once, so runs without a person never
@@ -103,17 +104,17 @@ func TestStarterRunPasses(t *testing.T) { // R3.2, R3.4, R3.12, R3.15
 	}
 
 	// R3.15: the brief's four sections, the goals' checks.
-	brief := workflow.ParseBrief(readFile(t, filepath.Join(f.dir, workflow.BriefPath)))
+	brief := starter.ParseBrief(readFile(t, filepath.Join(f.dir, starter.BriefPath)))
 	if !brief.Complete() || !strings.Contains(brief.Sections["Goal"], testTask) {
 		t.Errorf("brief.md:\n%s", brief.Text)
 	}
-	if n := workflow.CountChecks(readFile(t, filepath.Join(f.dir, workflow.GoalsPath))); n != 3 {
+	if n := starter.CountChecks(readFile(t, filepath.Join(f.dir, starter.GoalsPath))); n != 3 {
 		t.Errorf("goals.md has %d checks, want 3", n)
 	}
 
 	// R3.15 least privilege: each step is offered only its tools.
-	for step, want := range map[string][]string{"clarify": workflow.ClarifyTools, "goals": workflow.GoalsTools,
-		"work": workflow.WorkTools, "judge": workflow.JudgeTools} {
+	for step, want := range map[string][]string{"clarify": starter.ClarifyTools, "goals": starter.GoalsTools,
+		"work": starter.WorkTools, "judge": starter.JudgeTools} {
 		for _, r := range ofStep(f.reqs, step) {
 			if got, w := sorted(r.Tools), sorted(want); !slices.Equal(got, w) {
 				t.Errorf("%s was offered %v, want %v", step, got, w)
@@ -133,7 +134,7 @@ func TestUnattendedAskSettlesAtOnce(t *testing.T) { // R6.3, R6.4
 	if res := toolResults(clarify[1]); len(res) != 1 || res[0] != human.TimeoutText {
 		t.Fatalf("after the ask the model got %q, want the fixed unattended text", res)
 	}
-	qa := readFile(t, filepath.Join(f.dir, workflow.QAPath))
+	qa := readFile(t, filepath.Join(f.dir, starter.QAPath))
 	if !strings.Contains(qa, askQuestion) || !strings.Contains(qa, "State: timeout") {
 		t.Fatalf("qa.md:\n%s", qa)
 	}
@@ -271,14 +272,14 @@ func TestKill9MidStep(t *testing.T) {
 					tt.step, messagesJSON(t, tr.request().Messages), messagesJSON(t, resumed[0].Messages))
 			}
 			if tt.step == "clarify" && tt.n > 1 {
-				if texts := userTexts(resumed[0]); texts[len(texts)-1] != workflow.ClarifyCrashPrompt {
+				if texts := userTexts(resumed[0]); texts[len(texts)-1] != starter.ClarifyCrashPrompt {
 					t.Errorf("the cut clarification continued with %q, want the fixed crash prompt (R3.10)", texts[len(texts)-1])
 				}
 			}
 			if tt.step != "judge" && !strings.Contains(r.stdout, tt.step+" (connected)") && tt.n > 1 {
 				t.Errorf("the wake's %s header does not say connected:\n%s", tt.step, r.stdout)
 			}
-			brief := workflow.ParseBrief(readFile(t, filepath.Join(dir, workflow.BriefPath)))
+			brief := starter.ParseBrief(readFile(t, filepath.Join(dir, starter.BriefPath)))
 			if !brief.Complete() || !strings.Contains(brief.Sections["Goal"], testTask) {
 				t.Errorf("brief.md after the wake lost the task:\n%s", brief.Text)
 			}
@@ -341,8 +342,8 @@ func startedRun(t *testing.T) (dir string, srv *fake, env []string) {
 func TestBareWakeAfterFinishedRun(t *testing.T) { // R3.1, R3.5, R3.8, R3.9, R3.10, R3.11, R3.12
 	t.Parallel()
 	dir, srv, env := startedRun(t)
-	brief := readFile(t, filepath.Join(dir, workflow.BriefPath))
-	goals := readFile(t, filepath.Join(dir, workflow.GoalsPath))
+	brief := readFile(t, filepath.Join(dir, starter.BriefPath))
+	goals := readFile(t, filepath.Join(dir, starter.GoalsPath))
 	l1 := readLineage(t, dir)
 	mark := []int{srv.Count()}
 	var outs []ran
@@ -359,7 +360,7 @@ func TestBareWakeAfterFinishedRun(t *testing.T) { // R3.1, R3.5, R3.8, R3.9, R3.
 		outs = append(outs, r)
 		mark = append(mark, srv.Count())
 	}
-	if readFile(t, filepath.Join(dir, workflow.BriefPath)) != brief || readFile(t, filepath.Join(dir, workflow.GoalsPath)) != goals {
+	if readFile(t, filepath.Join(dir, starter.BriefPath)) != brief || readFile(t, filepath.Join(dir, starter.GoalsPath)) != goals {
 		t.Error("a bare wake changed brief.md or goals.md (R3.9)")
 	}
 	reqs := srv.Requests()
@@ -367,7 +368,9 @@ func TestBareWakeAfterFinishedRun(t *testing.T) { // R3.1, R3.5, R3.8, R3.9, R3.
 	if n := len(ofStep(wakes, "clarify")) + len(ofStep(wakes, "goals")); n != 0 {
 		t.Errorf("bare wakes sent %d clarify/goals requests: frozen steps cost nothing (R3.10)", n)
 	}
-	banner := regexp.MustCompile(`^<- continuing in \S+  brief confirmed · 3 goals · work context [0-9.]+K? · wake 2\n`)
+	// The bare wake after the passed run counted as a wake (seed 000: woke),
+	// so the first --no-restore wake is the thread's third.
+	banner := regexp.MustCompile(`^<- continuing in \S+  brief confirmed · 3 goals · work context [0-9.]+K? · wake 3\n`)
 	if !banner.MatchString(outs[0].stdout) {
 		t.Errorf("wake 2 banner (R3.12):\n%s", outs[0].stdout)
 	}
@@ -377,8 +380,8 @@ func TestBareWakeAfterFinishedRun(t *testing.T) { // R3.1, R3.5, R3.8, R3.9, R3.
 		}
 	}
 	l3 := readLineage(t, dir)
-	if !mapsEqual(l1.Steps, l3.Steps) || l3.Woke != 3 {
-		t.Errorf("lineage after two bare wakes %+v, first %+v", l3, l1)
+	if !mapsEqual(l1.Steps, l3.Steps) || l3.Woke != 4 {
+		t.Errorf("lineage after a passed bare wake and two --no-restore wakes %+v, first %+v", l3, l1)
 	}
 
 	prev := ofStep(reqs[:mark[0]], "work")
@@ -425,7 +428,7 @@ func TestBareWakeAfterFinishedRun(t *testing.T) { // R3.1, R3.5, R3.8, R3.9, R3.
 func TestPhraseOnWake(t *testing.T) { // R3.9
 	t.Parallel()
 	dir, srv, env := startedRun(t)
-	brief := readFile(t, filepath.Join(dir, workflow.BriefPath))
+	brief := readFile(t, filepath.Join(dir, starter.BriefPath))
 	l1 := readLineage(t, dir)
 	mark := srv.Count()
 	const phrase = "also greet in French"
@@ -433,12 +436,12 @@ func TestPhraseOnWake(t *testing.T) { // R3.9
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	now := readFile(t, filepath.Join(dir, workflow.BriefPath))
+	now := readFile(t, filepath.Join(dir, starter.BriefPath))
 	added := regexp.MustCompile(`\n## Added on wake\n\n\d{4}-\d\d-\d\d \d\d:\d\d: ` + phrase + `\n$`)
 	if !strings.HasPrefix(now, strings.TrimRight(brief, "\n")) || !added.MatchString(now) {
 		t.Errorf("brief.md after the phrase:\n%s", now)
 	}
-	if n := workflow.CountChecks(readFile(t, filepath.Join(dir, workflow.GoalsPath))); n != 4 {
+	if n := starter.CountChecks(readFile(t, filepath.Join(dir, starter.GoalsPath))); n != 4 {
 		t.Errorf("goals.md has %d checks after the phrase, want 4 (re-derived)", n)
 	}
 	all := srv.Requests()
@@ -470,8 +473,8 @@ func TestNewArchivesTheThread(t *testing.T) { // R3.13
 	t.Parallel()
 	dir, srv, env := startedRun(t)
 	lineage := readFile(t, filepath.Join(dir, "runs", workflow.LineageFile))
-	brief := readFile(t, filepath.Join(dir, workflow.BriefPath))
-	goals := readFile(t, filepath.Join(dir, workflow.GoalsPath))
+	brief := readFile(t, filepath.Join(dir, starter.BriefPath))
+	goals := readFile(t, filepath.Join(dir, starter.GoalsPath))
 	l1 := readLineage(t, dir)
 	db, err := os.Stat(filepath.Join(dir, "runs", "sessions.db"))
 	if err != nil {
@@ -486,11 +489,11 @@ func TestNewArchivesTheThread(t *testing.T) { // R3.13
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	archives, err := os.ReadDir(filepath.Join(dir, workflow.ArchiveDir))
+	archives, err := os.ReadDir(filepath.Join(dir, starter.ArchiveDir))
 	if err != nil || len(archives) != 1 || !regexp.MustCompile(`^\d{8}-\d{6}$`).MatchString(archives[0].Name()) {
 		t.Fatalf("archive dir: %v %v", archives, err)
 	}
-	into := filepath.Join(dir, workflow.ArchiveDir, archives[0].Name())
+	into := filepath.Join(dir, starter.ArchiveDir, archives[0].Name())
 	for name, want := range map[string]string{workflow.LineageFile: lineage, "brief.md": brief, "goals.md": goals} {
 		if got := readFile(t, filepath.Join(into, name)); got != want {
 			t.Errorf("archived %s:\n%s\nwant:\n%s", name, got, want)
@@ -511,7 +514,7 @@ func TestNewArchivesTheThread(t *testing.T) { // R3.13
 	if len(clarify) == 0 || len(clarify[0].Messages) != 1 || taskOf(clarify[0].Messages) != other {
 		t.Errorf("the new thread's clarification did not start fresh with the new task")
 	}
-	if b := readFile(t, filepath.Join(dir, workflow.BriefPath)); !strings.Contains(b, other) {
+	if b := readFile(t, filepath.Join(dir, starter.BriefPath)); !strings.Contains(b, other) {
 		t.Errorf("new brief:\n%s", b)
 	}
 }
@@ -581,7 +584,7 @@ func TestCorruptFilesAreIgnored(t *testing.T) { // R3.3, SPEC §7 (no stack trac
 	t.Parallel()
 	dir, _, env := startedRun(t)
 	garbage := []byte("\x00\xff{not json at all\n## Goal\x1b[31m")
-	for _, p := range []string{filepath.Join("runs", workflow.LineageFile), filepath.Join("runs", workflow.ManifestFile), workflow.BriefPath} {
+	for _, p := range []string{filepath.Join("runs", workflow.LineageFile), filepath.Join("runs", workflow.ManifestFile), starter.BriefPath} {
 		if err := os.WriteFile(filepath.Join(dir, p), garbage, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -604,7 +607,7 @@ func TestCorruptFilesAreIgnored(t *testing.T) { // R3.3, SPEC §7 (no stack trac
 	if got := rowNames(readManifest(t, filepath.Join(dir, "runs"))); !slices.Contains(got, "work·judge#1") {
 		t.Errorf("manifest after the wake: %v", got)
 	}
-	if !workflow.ParseBrief(readFile(t, filepath.Join(dir, workflow.BriefPath))).Complete() {
+	if !starter.ParseBrief(readFile(t, filepath.Join(dir, starter.BriefPath))).Complete() {
 		t.Error("brief.md was not written again")
 	}
 }
@@ -644,7 +647,7 @@ func TestAnswerFromStdin(t *testing.T) { // R6.3, R6.6
 	if res := toolResults(clarify[2]); len(res) != 2 || !strings.Contains(res[1], "use tabs") {
 		t.Errorf("the inbox's result: %q, want the typed line", res)
 	}
-	qa := readFile(t, filepath.Join(dir, workflow.QAPath))
+	qa := readFile(t, filepath.Join(dir, starter.QAPath))
 	if !strings.Contains(qa, askQuestion) || !strings.Contains(qa, "State: answered") || !strings.Contains(qa, "> "+askFirst) {
 		t.Errorf("qa.md:\n%s", qa)
 	}
@@ -865,7 +868,7 @@ func TestPhraseDuringClarification(t *testing.T) {
 		t.Fatal("the cut clarification did not go on")
 	}
 	texts := userTexts(clarify[0])
-	if last := texts[len(texts)-1]; !strings.HasPrefix(last, workflow.ClarifyCrashPrompt) || !strings.Contains(last, words) {
+	if last := texts[len(texts)-1]; !strings.HasPrefix(last, starter.ClarifyCrashPrompt) || !strings.Contains(last, words) {
 		t.Errorf("the clarification went on with %q: the crash prompt and the words typed on the wake", last)
 	}
 }

@@ -1,4 +1,4 @@
-package workflow
+package starter
 
 import (
 	"context"
@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/workflow"
 )
 
 // Workbench paths, relative to the workspace.
@@ -100,4 +102,13 @@ func WakeState(workspace string, s store.Store) State {
 		}
 	}
 	return st
+}
+
+// Archive ends the workspace's thread (R3.13): the lineage export, the
+// brief and the goals move into ArchiveDir/<time>/, which it returns, and
+// the store starts a new thread (see workflow.Archive).
+func Archive(ctx context.Context, s store.Store, runDir, ws string, now time.Time) (into string, err error) {
+	into = filepath.Join(ws, ArchiveDir, now.Format("20060102-150405"))
+	err = workflow.Archive(ctx, s, runDir, ws, into, now, filepath.Join(ws, BriefPath), filepath.Join(ws, GoalsPath))
+	return into, err
 }

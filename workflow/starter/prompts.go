@@ -1,4 +1,4 @@
-package workflow
+package starter
 
 // The step instructions of the starter flow. They are the product: each
 // says what the step is for, what it must produce, and what it must not do.

@@ -1,4 +1,8 @@
-package workflow
+// Package starter is flower's four-step starter flow (clarify, goals,
+// work, judge) and the workbench notes it keeps in the workspace: the
+// brief and the goals. It sits apart from the engine (package workflow),
+// so an embedder gets the engine without the starter's prompts.
+package starter
 
 import (
 	"fmt"
@@ -10,10 +14,11 @@ import (
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/internal/atomicfile"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/workflow"
 )
 
-// StarterOptions shape the starter flow of flower "task" (R3.15).
-type StarterOptions struct {
+// Options shape the starter flow of flower "task" (R3.15).
+type Options struct {
 	Workspace string // absolute
 	Task      string // the task of a new thread
 	// Said are words the person typed on this wake while the brief is
@@ -32,15 +37,15 @@ var (
 	ClarifyTools = []string{"Read", "Glob", "Grep", "Write", "ask", "inbox"}
 	GoalsTools   = []string{"Read", "Glob", "Grep", "Write"}
 	WorkTools    = []string{"Read", "Write", "Edit", "Glob", "Grep", "Bash", "Task", "WebFetch", "ask", "inbox"}
-	JudgeTools   = []string{"Read", "Glob", "Grep", "Bash", VerdictName}
+	JudgeTools   = []string{"Read", "Glob", "Grep", "Bash", workflow.VerdictName}
 )
 
 // ClarifyCrashPrompt continues a clarification a crash cut (R3.10).
 const ClarifyCrashPrompt = "Continue the clarification you could not finish; this is not a restart. " +
 	"Do not repeat questions already answered above: go on from where you were, then write the brief."
 
-// Starter builds the four-step starter workflow: clarify, goals, work, judge.
-func Starter(o StarterOptions) *Workflow {
+// New builds the four-step starter workflow: clarify, goals, work, judge.
+func New(o Options) *workflow.Workflow {
 	spec := func(name, instructions string, tools []string) agent.Spec {
 		return agent.Spec{Name: name, Instructions: instructions, Tools: tools, Model: o.Model,
 			MaxTurns: o.MaxTurns, MaxBudget: o.Budget}
@@ -53,17 +58,17 @@ func Starter(o StarterOptions) *Workflow {
 		said := "\n\nThe person has just said, in their words:\n\n" + o.Said
 		resume, crash = resume+said, crash+said
 	}
-	w := New(
-		Step{Name: "clarify", Spec: spec("clarify", clarifyInstructions, ClarifyTools),
+	w := workflow.New(
+		workflow.Step{Name: "clarify", Spec: spec("clarify", clarifyInstructions, ClarifyTools),
 			Prompt:       clarifyPrompt(o.Task, o.Said),
 			ResumePrompt: resume,
 			CrashPrompt:  crash,
 			Frozen:       func() bool { return brief().Complete() }},
-		Step{Name: "goals", Spec: spec("goals", goalsInstructions, GoalsTools),
+		workflow.Step{Name: "goals", Spec: spec("goals", goalsInstructions, GoalsTools),
 			Prompt:       "Derive " + GoalsPath + " from the brief at " + BriefPath + ".",
 			ResumePrompt: goalsResume(o.Phrase),
 			Frozen:       func() bool { return o.Phrase == "" && CountChecks(readNote(o.Workspace, GoalsPath)) > 0 }},
-		Step{Name: "work", Spec: spec("work", workInstructions, WorkTools),
+		workflow.Step{Name: "work", Spec: spec("work", workInstructions, WorkTools),
 			Prompt:       "Do the work. The brief is " + BriefPath + " and the checks you will be judged on are in " + GoalsPath + ".",
 			ResumePrompt: workResume(o.Phrase)},
 	)
@@ -72,7 +77,7 @@ func Starter(o StarterOptions) *Workflow {
 		// crash in between adds it on the wake that finishes the run.
 		w.Begin = func(run store.Run) error { return AddOnWake(o.Workspace, o.Phrase, run.Created) }
 	}
-	w.Judge = &Judge{Spec: spec("judge", judgeInstructions, JudgeTools), Work: "work", Rounds: o.Rounds,
+	w.Judge = &workflow.Judge{Spec: spec("judge", judgeInstructions, JudgeTools), Work: "work", Rounds: o.Rounds,
 		Prompt: "Judge the work in this directory against every check in " + GoalsPath + " (the brief is " + BriefPath + "). " +
 			"Verify each check yourself, then call verdict."}
 	return w

@@ -1,0 +1,228 @@
+// Package wake decides and drives what one start of flower does in a
+// workspace (R3.1): nothing to continue, nothing left to do after a passed
+// run, finish the run a crash cut, start a new run, or both. It is shared
+// by every front end (the terminal, flower serve) and knows none of them:
+// the caller opens the store, builds the runtime and says which workflow a
+// run gets (a Flow), so an embedder can drive its own.
+//
+// A start goes: Check (before the run dir is locked), Prepare (archive on
+// New, then Decide), then CountWake for a Pass or Plan.Drive otherwise.
+package wake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/flower-run/flower/agent"
+	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/workflow"
+	"github.com/flower-run/flower/workflow/starter"
+)
+
+// Options are what the person asked of this start.
+type Options struct {
+	// Phrase is the words typed on the wake: the task of a new thread, or
+	// words added to a thread whose brief is confirmed.
+	Phrase string
+	// New archives the thread first, then starts Phrase afresh (--new).
+	New bool
+	// NoRestore leaves a cut run as it is and starts a new run.
+	NoRestore bool
+	// RunID finishes that in-flight run rather than the newest (--run).
+	RunID string
+}
+
+// ErrNoTask is a New start without the new task.
+var ErrNoTask = errors.New("a new thread needs its task")
+
+// NothingError is a start with nothing to continue and no task.
+type NothingError struct{ Workspace string }
+
+func (e *NothingError) Error() string { return "nothing to continue in " + e.Workspace }
+
+// NoRunError is a RunID that names no run in flight in the workspace.
+type NoRunError struct{ ID, Workspace string }
+
+func (e *NoRunError) Error() string {
+	return fmt.Sprintf("run %s: no such run in flight in %s", e.ID, e.Workspace)
+}
+
+// Action is what a start does.
+type Action int
+
+const (
+	// Pass does nothing but count the wake: the newest run passed its
+	// verdict and the person asked for nothing new, so it costs nothing.
+	Pass Action = iota + 1
+	// Finish drives the cut run to its end with its own task and phrase.
+	Finish
+	// Start begins a new run.
+	Start
+	// FinishThenStart finishes the cut run, then gives the phrase typed on
+	// this wake a run of its own.
+	FinishThenStart
+)
+
+func (a Action) String() string {
+	switch a {
+	case Pass:
+		return "pass"
+	case Finish:
+		return "finish"
+	case Start:
+		return "start"
+	case FinishThenStart:
+		return "finish-then-start"
+	}
+	return fmt.Sprintf("Action(%d)", int(a))
+}
+
+// Plan is the decision for one start.
+type Plan struct {
+	Action    Action
+	Workspace string
+	State     starter.State // what the start continues, read before it
+	Cut       *store.Run    // Finish, FinishThenStart: the run to finish
+	Last      store.Run     // Pass: the run that passed
+	// Said is the words typed on this wake that reach the cut run's
+	// unfinished clarification (R3.10).
+	Said string
+	// Task and Phrase are the new run's: the task of a new thread, or the
+	// phrase added to a confirmed brief (R3.9).
+	Task, Phrase string
+}
+
+// Check refuses, before the run dir is locked or anything is written, a
+// start that can do nothing: New without a task, or no task and nothing
+// to continue. hasStore says whether the run dir holds a store.
+func Check(ws string, hasStore bool, o Options) error {
+	if o.New && o.Phrase == "" {
+		return ErrNoTask
+	}
+	if !o.New && o.Phrase == "" && o.RunID == "" && !hasStore && !starter.WakeState(ws, nil).Waking {
+		return &NothingError{Workspace: ws}
+	}
+	return nil
+}
+
+// Prepare archives the thread when o.New, then decides. The caller holds
+// the run dir's lock (workflow.Lock): archiving must not race another
+// driver of the thread.
+func Prepare(ctx context.Context, s store.Store, runDir, ws string, o Options, now time.Time) (Plan, error) {
+	if o.New {
+		if o.Phrase == "" {
+			return Plan{}, ErrNoTask
+		}
+		if _, err := starter.Archive(ctx, s, runDir, ws, now); err != nil {
+			return Plan{}, err
+		}
+	}
+	return Decide(ctx, s, ws, o)
+}
+
+// Decide reads the workspace's notes and the store, and says what this
+// start does. It writes nothing. With o.New the thread is expected to be
+// archived already (Prepare does it).
+func Decide(ctx context.Context, s store.Store, ws string, o Options) (Plan, error) {
+	st := starter.WakeState(ws, s)
+	cut, err := cutRun(ctx, s, ws, o)
+	if err != nil {
+		return Plan{}, err
+	}
+	p := Plan{Workspace: ws, State: st, Cut: cut}
+	if !o.New && o.Phrase == "" && !st.Waking && len(st.Steps) == 0 && cut == nil {
+		return Plan{}, &NothingError{Workspace: ws}
+	}
+	if last, done := passedLast(ctx, s, ws); done && st.Waking && cut == nil && o.Phrase == "" && !o.New && !o.NoRestore {
+		p.Action, p.Last = Pass, last
+		return p, nil
+	}
+	// On a confirmed brief the phrase is an addition, not a task (R3.9).
+	task, added := o.Phrase, ""
+	if st.Waking && o.Phrase != "" {
+		task, added = "", o.Phrase
+	}
+	switch {
+	case cut == nil:
+		p.Action, p.Task, p.Phrase = Start, task, added
+	case added != "":
+		p.Action, p.Phrase = FinishThenStart, added
+	default:
+		// Words typed while the brief is unfinished go to the cut run's
+		// clarification, not to a run of their own.
+		p.Action, p.Said = Finish, o.Phrase
+	}
+	return p, nil
+}
+
+// cutRun is the in-flight run this start finishes: RunID, else the newest
+// in flight unless NoRestore.
+func cutRun(ctx context.Context, s store.Store, ws string, o Options) (*store.Run, error) {
+	if o.RunID != "" {
+		r, ok, err := s.Run(ctx, o.RunID)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", o.RunID, err)
+		}
+		if !ok || r.Workspace != ws || r.Status != store.RunInFlight {
+			return nil, &NoRunError{ID: o.RunID, Workspace: ws}
+		}
+		return &r, nil
+	}
+	if o.NoRestore {
+		return nil, nil
+	}
+	return workflow.InFlight(ctx, s, ws)
+}
+
+// passedLast returns the newest run of the workspace if it ended with a
+// passed verdict. A store that cannot say is taken as "not passed": the
+// start then goes on and meets the error where it can report it.
+func passedLast(ctx context.Context, s store.Store, ws string) (store.Run, bool) {
+	runs, err := s.Runs(ctx, ws)
+	if err != nil || len(runs) == 0 {
+		return store.Run{}, false
+	}
+	last := runs[len(runs)-1]
+	return last, last.Status == store.RunFinished && last.Outcome == "passed"
+}
+
+// CountWake records a Pass start as a wake all the same (seed 000: woke)
+// and refreshes the lineage export.
+func CountWake(ctx context.Context, s store.Store, runDir, ws string) error {
+	if err := s.Commit(ctx, store.Batch{Wake: ws}); err != nil {
+		return fmt.Errorf("count wake: %w", err)
+	}
+	_ = workflow.ExportLineage(ctx, s, runDir, ws) // an export: the store holds the count
+	return nil
+}
+
+// Flow builds the workflow of one run: task is the run's task, said the
+// words typed on this wake that an unfinished clarification receives, and
+// phrase the words added to a confirmed brief. starter.New makes flower's.
+type Flow func(task, said, phrase string) *workflow.Workflow
+
+// Drive runs the plan on rt: the cut run with its own task and phrase,
+// then, for FinishThenStart and only if that ended without error or
+// interrupt, the new run. opts are the engine's per-process options;
+// Drive sets RunID, NoRestore, SameWake, Task and Phrase. A Pass plan
+// runs nothing: see CountWake.
+func (p Plan) Drive(ctx context.Context, rt *agent.Runtime, opts workflow.Options, flow Flow) workflow.Outcome {
+	var out workflow.Outcome
+	switch p.Action {
+	case Finish, FinishThenStart:
+		o := opts
+		o.RunID = p.Cut.ID
+		out = flow(p.Cut.Task, p.Said, p.Cut.Phrase).Run(ctx, rt, o)
+		if p.Action == Finish || out.Err != nil || out.Interrupted {
+			return out
+		}
+	case Start:
+	default:
+		return workflow.Outcome{Err: fmt.Errorf("wake: nothing to drive for a %v plan", p.Action)}
+	}
+	// A new run; after a cut one was finished, in the same wake (R3.1).
+	opts.NoRestore, opts.SameWake, opts.Task, opts.Phrase = true, p.Cut != nil, p.Task, p.Phrase
+	return flow(p.Task, p.Task, p.Phrase).Run(ctx, rt, opts)
+}
