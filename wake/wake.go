@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/flower-run/flower/agent"
+	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/workflow"
 	"github.com/flower-run/flower/workflow/starter"
@@ -127,16 +128,21 @@ func Prepare(ctx context.Context, s store.Store, runDir, ws string, o Options, n
 // archived already (Prepare does it).
 func Decide(ctx context.Context, s store.Store, ws string, o Options) (Plan, error) {
 	st := starter.WakeState(ws, s)
-	cut, err := cutRun(ctx, s, ws, o)
+	runs, err := s.Runs(ctx, ws)
 	if err != nil {
-		return Plan{}, err
+		return Plan{}, fmt.Errorf("read runs: %w", err)
 	}
+	rp, err := resume.PlanRuns(runs, o.RunID, o.NoRestore)
+	if errors.Is(err, resume.ErrNoRun) {
+		return Plan{}, &NoRunError{ID: o.RunID, Workspace: ws}
+	}
+	cut := rp.Finish
 	p := Plan{Workspace: ws, State: st, Cut: cut}
 	if !o.New && o.Phrase == "" && !st.Waking && len(st.Steps) == 0 && cut == nil {
 		return Plan{}, &NothingError{Workspace: ws}
 	}
-	if last, done := passedLast(ctx, s, ws); done && st.Waking && cut == nil && o.Phrase == "" && !o.New && !o.NoRestore {
-		p.Action, p.Last = Pass, last
+	if rp.Passed() && st.Waking && o.Phrase == "" && !o.New && !o.NoRestore {
+		p.Action, p.Last = Pass, *rp.Last
 		return p, nil
 	}
 	// On a confirmed brief the phrase is an addition, not a task (R3.9).
@@ -155,37 +161,6 @@ func Decide(ctx context.Context, s store.Store, ws string, o Options) (Plan, err
 		p.Action, p.Said = Finish, o.Phrase
 	}
 	return p, nil
-}
-
-// cutRun is the in-flight run this start finishes: RunID, else the newest
-// in flight unless NoRestore.
-func cutRun(ctx context.Context, s store.Store, ws string, o Options) (*store.Run, error) {
-	if o.RunID != "" {
-		r, ok, err := s.Run(ctx, o.RunID)
-		if err != nil {
-			return nil, fmt.Errorf("run %s: %w", o.RunID, err)
-		}
-		if !ok || r.Workspace != ws || r.Status != store.RunInFlight {
-			return nil, &NoRunError{ID: o.RunID, Workspace: ws}
-		}
-		return &r, nil
-	}
-	if o.NoRestore {
-		return nil, nil
-	}
-	return workflow.InFlight(ctx, s, ws)
-}
-
-// passedLast returns the newest run of the workspace if it ended with a
-// passed verdict. A store that cannot say is taken as "not passed": the
-// start then goes on and meets the error where it can report it.
-func passedLast(ctx context.Context, s store.Store, ws string) (store.Run, bool) {
-	runs, err := s.Runs(ctx, ws)
-	if err != nil || len(runs) == 0 {
-		return store.Run{}, false
-	}
-	last := runs[len(runs)-1]
-	return last, last.Status == store.RunFinished && last.Outcome == "passed"
 }
 
 // CountWake records a Pass start as a wake all the same (seed 000: woke)

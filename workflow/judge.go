@@ -7,6 +7,7 @@ import (
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
 )
@@ -95,8 +96,8 @@ func (r *runner) judge(ctx context.Context, out Outcome) (Outcome, *agent.Result
 // roundVerdict is the verdict a crash left stored and not yet acted on,
 // else a new (or the cut) judge round's.
 func (r *runner) roundVerdict(ctx context.Context) (Verdict, *agent.Result, error) {
-	if r.run.Verdict != "" && !r.cut(judgeStep) {
-		return Verdict{Pass: r.run.Verdict == "pass", Findings: r.run.Findings}, nil, nil
+	if pass, findings, ok := resume.Verdict(r.run); ok {
+		return Verdict{Pass: pass, Findings: findings}, nil, nil
 	}
 	return r.verdict(ctx)
 }
@@ -119,7 +120,7 @@ func (r *runner) workStep() (int, Step) {
 }
 
 // judgeStep names the judge in the run's step in flight.
-const judgeStep = "·judge"
+const judgeStep = resume.JudgeStep
 
 // verdict runs one judge round, or finishes the one a crash cut. The
 // round's number and row are durable before its request; its session is

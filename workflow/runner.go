@@ -12,6 +12,7 @@ import (
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/resilience"
+	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
 )
 
@@ -56,7 +57,7 @@ func (r *runner) warn(text string) {
 }
 
 // ErrNoRun is returned when Options.RunID names no in-flight run.
-var ErrNoRun = errors.New("no such run in flight")
+var ErrNoRun = resume.ErrNoRun
 
 // prepare picks the run this process drives (the cut one, or a new one)
 // and counts the wake, in one commit.
@@ -88,22 +89,15 @@ func (r *runner) prepare(ctx context.Context) error {
 }
 
 // cutRun is the in-flight run this process finishes: the one named by
-// RunID, else the newest in flight unless NoRestore asks for a new run.
+// RunID, else the newest in flight unless NoRestore asks for a new run
+// (resume.PlanRuns).
 func (r *runner) cutRun(ctx context.Context) (*store.Run, error) {
-	if r.opts.RunID != "" {
-		run, ok, err := r.st.Run(ctx, r.opts.RunID)
-		if err != nil {
-			return nil, err
-		}
-		if !ok || run.Status != store.RunInFlight || run.Workspace != r.ws {
-			return nil, fmt.Errorf("%w: %s (flower ps lists the runs in flight)", ErrNoRun, r.opts.RunID)
-		}
-		return &run, nil
+	runs, err := r.st.Runs(ctx, r.ws)
+	if err != nil {
+		return nil, fmt.Errorf("read runs: %w", err)
 	}
-	if r.opts.NoRestore {
-		return nil, nil
-	}
-	return InFlight(ctx, r.st, r.ws)
+	p, err := resume.PlanRuns(runs, r.opts.RunID, r.opts.NoRestore)
+	return p.Finish, err
 }
 
 // InFlight returns the newest in-flight run of a workspace, if any.
@@ -112,12 +106,8 @@ func InFlight(ctx context.Context, s store.Store, ws string) (*store.Run, error)
 	if err != nil {
 		return nil, fmt.Errorf("read runs: %w", err)
 	}
-	for i := len(runs) - 1; i >= 0; i-- {
-		if runs[i].Status == store.RunInFlight {
-			return &runs[i], nil
-		}
-	}
-	return nil, nil
+	p, _ := resume.PlanRuns(runs, "", false)
+	return p.Finish, nil
 }
 
 // validate drops, step by step, a lineage session the store no longer has:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
 )
 
@@ -60,13 +61,15 @@ func (r *runner) cut(step string) bool {
 	return r.resumed && r.run.Step == step
 }
 
-// cutPlan continues the attempt in flight: in its session once the prompt
-// reached it, else from the start the run recorded for it.
+// cutPlan continues the attempt in flight (resume.StepInFlight): in its
+// session once the prompt reached it, else from the start the run
+// recorded for it.
 func (r *runner) cutPlan(crashPrompt string) plan {
-	if r.run.Session != "" {
-		return plan{session: r.run.Session, prompt: crashPrompt, connected: true}
+	st, _ := resume.StepInFlight(r.run)
+	if st.Session != "" {
+		return plan{session: st.Session, prompt: crashPrompt, connected: true}
 	}
-	return plan{session: r.run.From, fork: r.run.Fork, prompt: r.run.Prompt, connected: r.run.From != ""}
+	return plan{session: st.From, fork: st.Fork, prompt: st.Prompt, connected: st.From != ""}
 }
 
 // planStep picks the session and prompt of a step (R3.5, R3.10, R3.11).
