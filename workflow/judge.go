@@ -127,7 +127,7 @@ const judgeStep = resume.JudgeStep
 // named with its prompt.
 func (r *runner) verdict(ctx context.Context) (Verdict, *agent.Result, error) {
 	j := r.w.Judge
-	resume, prompt := "", j.Prompt
+	resume, prompt := "", (Step{Prompt: j.Prompt, Context: j.Context}).prompt()
 	if r.cut(judgeStep) && r.run.Judge != "" {
 		resume, prompt = r.run.Judge, "" // a cut round resumes its own session
 	} else if !r.cut(judgeStep) {

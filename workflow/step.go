@@ -86,7 +86,7 @@ func (r *runner) planStep(st Step) plan {
 		}
 		return plan{session: id, prompt: prompt, connected: true}
 	}
-	return plan{prompt: st.Prompt}
+	return plan{prompt: st.prompt()}
 }
 
 // sessionOf is a step's session in this run, else in the thread if it

@@ -31,6 +31,21 @@ type Step struct {
 	Fork       bool
 	// Frozen, when it reports true, skips the step (R3.10).
 	Frozen func() bool
+	// Context, when set, is read as the step starts in a new session and
+	// appended to Prompt: the content of the notes earlier steps froze, so
+	// the step has them, not only their paths (seed 000).
+	Context func() string
+}
+
+// prompt is the prompt a new session of the step starts with.
+func (s Step) prompt() string {
+	if s.Context == nil {
+		return s.Prompt
+	}
+	if c := s.Context(); c != "" {
+		return s.Prompt + "\n\n" + c
+	}
+	return s.Prompt
 }
 
 // Judge is the goal guard: a fresh agent that must call the verdict tool.
@@ -40,6 +55,9 @@ type Judge struct {
 	Prompt string
 	Work   string // the step that receives findings
 	Rounds int    // work rounds after failed verdicts; 0 means 3
+	// Context, when set, is appended to Prompt as each round starts (see
+	// Step.Context).
+	Context func() string
 	// Findings builds the prompt that gives the work step a failed verdict.
 	Findings func(round int, findings string) string
 }

@@ -2,6 +2,7 @@ package starter
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -74,6 +75,30 @@ func readNote(workspace, rel string) string {
 		return ""
 	}
 	return string(data)
+}
+
+// maxNote bounds what notes gives of one note: a prompt carries the
+// frozen notes, not a file that grew without bound.
+const maxNote = 16 << 10
+
+// notes returns the Context of a step that reads the frozen notes rels:
+// their content as the step starts, each under its path (seed 000: a
+// frozen step's output is poured into the later steps, not only named).
+func notes(workspace string, rels ...string) func() string {
+	return func() string {
+		var b strings.Builder
+		for _, rel := range rels {
+			text := strings.TrimSpace(readNote(workspace, rel))
+			if text == "" {
+				continue
+			}
+			if len(text) > maxNote {
+				text = text[:maxNote] + "\n[… cut at 16 KiB: read the file for the rest]"
+			}
+			fmt.Fprintf(&b, "%s, as it stands now:\n\n<%s>\n%s\n</%s>\n\n", rel, filepath.Base(rel), text, filepath.Base(rel))
+		}
+		return strings.TrimSpace(b.String())
+	}
 }
 
 // State is what a wake would continue, read without writing anything (R3.6).

@@ -66,10 +66,12 @@ func New(o Options) *workflow.Workflow {
 			Frozen:       func() bool { return brief().Complete() }},
 		workflow.Step{Name: "goals", Spec: spec("goals", goalsInstructions, GoalsTools),
 			Prompt:       "Derive " + GoalsPath + " from the brief at " + BriefPath + ".",
+			Context:      notes(o.Workspace, BriefPath),
 			ResumePrompt: goalsResume(o.Phrase),
 			Frozen:       func() bool { return o.Phrase == "" && CountChecks(readNote(o.Workspace, GoalsPath)) > 0 }},
 		workflow.Step{Name: "work", Spec: spec("work", workInstructions, WorkTools),
 			Prompt:       "Do the work. The brief is " + BriefPath + " and the checks you will be judged on are in " + GoalsPath + ".",
+			Context:      notes(o.Workspace, BriefPath, GoalsPath),
 			ResumePrompt: workResume(o.Phrase)},
 	)
 	if o.Phrase != "" {
@@ -78,6 +80,7 @@ func New(o Options) *workflow.Workflow {
 		w.Begin = func(run store.Run) error { return AddOnWake(o.Workspace, o.Phrase, run.Created) }
 	}
 	w.Judge = &workflow.Judge{Spec: spec("judge", judgeInstructions, JudgeTools), Work: "work", Rounds: o.Rounds,
+		Context: notes(o.Workspace, BriefPath, GoalsPath),
 		Prompt: "Judge the work in this directory against every check in " + GoalsPath + " (the brief is " + BriefPath + "). " +
 			"Verify each check yourself, then call verdict."}
 	return w
