@@ -199,6 +199,23 @@ func TestDiscard(t *testing.T) {
 	}
 }
 
+// TestRunUnknownIsAUsageError: flower --run with an id that names no run
+// in flight is one line that points at flower ps, and writes nothing.
+func TestRunUnknownIsAUsageError(t *testing.T) {
+	t.Parallel()
+	f := oneRun(t)
+	before := snapshot(t, f.dir)
+	oneLineUsage(t, "--run NOPE", flower(t, f.dir, nil, args("--run", "NOPE")...), "flower ps")
+	// The finished run is no run in flight either.
+	oneLineUsage(t, "--run FINISHED", flower(t, f.dir, nil, args("--run", newestRun(t, filepath.Join(f.dir, "runs")).ID)...), "flower ps")
+	assertSameFiles(t, before, snapshot(t, f.dir))
+
+	empty := t.TempDir()
+	before = snapshot(t, empty)
+	oneLineUsage(t, "--run NOPE without a run dir", flower(t, empty, nil, args("--run", "NOPE")...), "flower ps")
+	assertSameFiles(t, before, snapshot(t, empty))
+}
+
 // TestBareWakeAfterPassedRunPaysNothing: the newest run passed and nothing
 // new was typed: a bare flower says so, exits 0 and asks the model nothing.
 func TestBareWakeAfterPassedRunPaysNothing(t *testing.T) {

@@ -52,6 +52,9 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if !f.fresh && phrase == "" && f.runID == "" && !hasRunDir(g.runDir) && !workflow.WakeState(ws, nil).Waking {
 		return nothingToContinue(ws)
 	}
+	if err := checkRunID(ctx, g, ws, f.runID); err != nil {
+		return err
+	}
 	// Take the run dir before touching the thread: a process refused here
 	// must not have archived or amended another's brief.
 	unlock, err := workflow.Lock(g.runDir, time.Now())
@@ -181,6 +184,29 @@ func cutRun(ctx context.Context, s store.Store, ws string, f *wakeFlags) (*store
 		return nil, &exitError{code: exitFailed, err: err}
 	}
 	return r, nil
+}
+
+// checkRunID refuses --run ID before anything is created or locked when
+// the store has no such run in flight: a usage error writes nothing.
+// cutRun checks again under the lock. A run dir an older flower wrote is
+// let through: the import the wake does first may bring the run.
+func checkRunID(ctx context.Context, g *globals, ws, id string) error {
+	if id == "" {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(g.runDir, "state.json")); err == nil {
+		return nil
+	}
+	_, s, err := readStore(g)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		return usageErr("--run %s: no such run in flight in %s (flower ps lists them)", id, tilde(ws))
+	}
+	defer s.Close()
+	_, err = cutRun(ctx, s, ws, &wakeFlags{runID: id})
+	return err
 }
 
 // passedLast returns the newest run of the workspace if it ended with a
