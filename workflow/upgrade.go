@@ -75,6 +75,19 @@ func Upgrade(ctx context.Context, s store.Store, runDir, ws string) (note string
 	if err := os.Rename(statePath, statePath+".v1"); err != nil {
 		return "", fmt.Errorf("upgrade %s: %w", statePath, err)
 	}
+	// The JSON files are the store's exports from now on, in the seed's
+	// shape: a wake that runs nothing (a passed run) must not leave the
+	// v1 manifest's field names behind. A failed export is a note: the
+	// store holds the truth.
+	for _, export := range []func() error{
+		func() error { return ExportLineage(ctx, s, runDir, ws) },
+		func() error { return ExportManifest(ctx, s, runDir) },
+	} {
+		var corrupt *CorruptExportError
+		if err := export(); err != nil && !errors.As(err, &corrupt) {
+			notes += "; " + err.Error()
+		}
+	}
 	return fmt.Sprintf("imported the run state of %s into the store%s", runDir, notes), nil
 }
 
