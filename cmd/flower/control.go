@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/workflow"
 )
 
@@ -38,7 +39,7 @@ func runPs(ctx context.Context, g *globals, all bool, out io.Writer) error {
 	ws, s, err := readStore(g)
 	if err != nil || s == nil {
 		if err == nil {
-			fmt.Fprintf(out, "no runs in %s\n", g.runDir)
+			fmt.Fprintf(out, "no runs in %s%s\n", g.runDir, v1Hint(g.runDir))
 		}
 		return err
 	}
@@ -83,10 +84,17 @@ func readStore(g *globals) (ws string, s store.Store, err error) {
 	if err != nil {
 		return "", nil, usageErr("--workspace: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(g.runDir, storeFile)); err != nil {
+	path := filepath.Join(g.runDir, storeFile)
+	if _, err := os.Stat(path); err != nil {
 		return ws, nil, nil
 	}
-	db, err := openStore(filepath.Join(g.runDir, storeFile))
+	// Opening writes the schema: a file a starting flower has just
+	// created, or a store of an older flower (the next wake upgrades it),
+	// holds no run state yet and is left alone.
+	if v, err := sqlite.Version(path); err == nil && v < store.SchemaVersion {
+		return ws, nil, nil
+	}
+	db, err := openStore(path)
 	if err != nil {
 		return "", nil, &exitError{code: exitFailed, err: err}
 	}

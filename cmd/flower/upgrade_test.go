@@ -172,6 +172,15 @@ func TestUpgradeOfAFinishedV1Run(t *testing.T) {
 	}
 	state, v1, woke := readV1(t, runDir)
 
+	// Read-only commands leave an older flower's run dir as it is.
+	before := snapshot(t, ws)
+	for _, a := range [][]string{{"ps", "--all"}, {"status"}} {
+		if r := flower(t, ws, nil, a...); r.code != 0 || !strings.Contains(r.stdout, "older flower") {
+			t.Errorf("flower %v before the import: exit %d\n%s%s", a, r.code, r.stdout, r.stderr)
+		}
+	}
+	assertSameFiles(t, before, snapshot(t, ws))
+
 	r := flower(t, ws, nil, demo...)
 	if r.code != 0 || !strings.Contains(r.stdout, "note: imported the run state") ||
 		!strings.Contains(r.stdout, "✓ run "+state.Run+" passed its verdict: nothing to continue") {
