@@ -118,13 +118,21 @@ func ReadManifest(path string) ([]Row, error) {
 
 // ReadLineage decodes a lineage.json export.
 func ReadLineage(path string) (LineageExport, error) {
-	var l LineageExport
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return l, err
+		return LineageExport{}, err
 	}
+	l, err := decodeLineage(data)
+	if err != nil {
+		return l, fmt.Errorf("%s: %w", path, err)
+	}
+	return l, nil
+}
+
+func decodeLineage(data []byte) (LineageExport, error) {
+	var l LineageExport
 	if err := json.Unmarshal(data, &l); err != nil {
-		return l, fmt.Errorf("%s: not a lineage: %w", path, err)
+		return l, fmt.Errorf("not a lineage: %w", err)
 	}
 	return l, nil
 }
