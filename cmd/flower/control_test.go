@@ -7,6 +7,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -330,5 +331,40 @@ func TestPsWhileAFlowerDrives(t *testing.T) {
 		if r := p.wait(); r.code != 0 || strings.Contains(r.stderr, "run dir in use") {
 			t.Errorf("flower %v beside %d flower ps: exit %d\n%s%s", p.cmd.Args[1:], readers, r.code, r.stdout, r.stderr)
 		}
+	}
+}
+
+// TestDiscardWhileAFlowerStarts: a flower that holds the run dir but has
+// not yet claimed the run it drives may be about to finish the cut run: a
+// discard then is refused, naming it, instead of racing its commit of the
+// run back in flight. The flower is held at its start by a state.json that
+// is a FIFO: the import of an older flower's run state blocks on it, under
+// the lock, before any run is picked.
+func TestDiscardWhileAFlowerStarts(t *testing.T) {
+	t.Parallel()
+	dir, _, env, cut := killedInWork(t)
+	runDir := filepath.Join(dir, "runs")
+	fifo := filepath.Join(runDir, "state.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := startFlower(t, dir, env, false, args()...)
+	crashPoll(t, "the starting flower's lock", a.done, func() bool { _, live := workflow.Holder(runDir); return live })
+	r := flower(t, dir, nil, "discard", cut)
+	if r.code != exitFailed || !strings.Contains(r.stderr, fmt.Sprintf("pid %d is starting", a.cmd.Process.Pid)) {
+		t.Errorf("discard while a flower starts: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// Let the import read an empty state.json: it is ignored, and the
+	// flower finishes the cut run.
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if r := a.wait(); r.code != 0 || !strings.Contains(r.stdout, "finishing run "+cut) {
+		t.Fatalf("the flower after the refused discard: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if run := runsOf(t, runDir)[0]; run.ID != cut || run.Status != store.RunFinished || run.Outcome != "passed" {
+		t.Errorf("the cut run after the wake: %+v, want it finished, passed", run)
 	}
 }
