@@ -189,9 +189,21 @@ func drivenElsewhere(ctx context.Context, g *globals, s store.Store, ws, id stri
 // reset abandons the runs in flight after confirmation (R5.6). A store of
 // another schema version is moved aside, so a new one can be created;
 // nothing is deleted.
+//
+// It holds the run dir's lock throughout: a flower that started between a
+// check and the discards could otherwise pick a run in flight and commit
+// it back in flight after the reset discarded it.
 func reset(ctx context.Context, g *globals, yes bool, in io.Reader, out io.Writer) error {
-	if o, live := workflow.Holder(g.runDir); live {
-		return &exitError{code: exitFailed, err: fmt.Errorf("pid %d is driving %s: stop it before --reset", o.PID, g.runDir)}
+	if _, err := os.Stat(g.runDir); err == nil {
+		unlock, err := workflow.Lock(g.runDir, time.Now())
+		if errors.Is(err, workflow.ErrBusy) {
+			o, _ := workflow.Holder(g.runDir)
+			return &exitError{code: exitFailed, err: fmt.Errorf("pid %d is driving %s: stop it before --reset", o.PID, g.runDir)}
+		}
+		if err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
+		defer unlock()
 	}
 	if !yes {
 		fmt.Fprintf(out, "This abandons the runs in flight in %s (sessions, lineage and manifest stay) and moves an incompatible sessions.db aside. Continue? [y/N] ", g.runDir)

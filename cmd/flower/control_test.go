@@ -288,6 +288,9 @@ func TestPsWhileAFlowerDrives(t *testing.T) {
 	if r := flower(t, dir, nil, "discard", run.ID); r.code == 0 || !strings.Contains(r.stderr, fmt.Sprintf("pid %d", a.cmd.Process.Pid)) {
 		t.Errorf("flower discard of a driven run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	if r := flower(t, dir, nil, "--reset", "-y"); r.code != exitFailed || !strings.Contains(r.stderr, fmt.Sprintf("pid %d is driving", a.cmd.Process.Pid)) {
+		t.Errorf("flower --reset while a flower drives: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	releaseOnce.Do(func() { close(release) })
 	if r := a.wait(); r.code != 0 {
 		t.Fatalf("the driving flower: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -367,4 +370,37 @@ func TestDiscardWhileAFlowerStarts(t *testing.T) {
 	if run := runsOf(t, runDir)[0]; run.ID != cut || run.Status != store.RunFinished || run.Outcome != "passed" {
 		t.Errorf("the cut run after the wake: %+v, want it finished, passed", run)
 	}
+}
+
+// TestReset abandons every run in flight, after confirmation, under the
+// run dir's lock, which it gives back.
+func TestReset(t *testing.T) {
+	t.Parallel()
+	dir, _, env, cut := killedInWork(t)
+	if r := flower(t, dir, nil, "--reset"); r.code != exitFailed || !strings.Contains(r.stderr, "reset cancelled") {
+		t.Errorf("--reset without a yes: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if st, _ := psLine(ps(t, dir), cut); st != string(store.RunInFlight) {
+		t.Errorf("a cancelled reset discarded %s", cut)
+	}
+	r := flower(t, dir, nil, "--reset", "-y")
+	if r.code != 0 || !strings.Contains(r.stdout, "discarded "+cut) || !strings.Contains(r.stdout, "in-flight state cleared") {
+		t.Fatalf("--reset -y: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if st, _ := psLine(ps(t, dir, "--all"), cut); st != string(store.RunDiscarded) {
+		t.Errorf("after --reset, ps --all shows %s as %q, want discarded", cut, st)
+	}
+	if _, live := workflow.Holder(filepath.Join(dir, "runs")); live {
+		t.Error("--reset left the run dir locked")
+	}
+	if r := flower(t, dir, env, args()...); r.code != 0 || strings.Contains(r.stdout, "finishing run") {
+		t.Errorf("the wake after --reset: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	empty := t.TempDir()
+	before := snapshot(t, empty)
+	if r := flower(t, empty, nil, "--reset", "-y"); r.code != 0 {
+		t.Errorf("--reset -y where no flower ran: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	assertSameFiles(t, before, snapshot(t, empty))
 }
