@@ -109,9 +109,17 @@ func ReadManifest(path string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	rows, err := decodeManifest(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rows, nil
+}
+
+func decodeManifest(data []byte) ([]Row, error) {
 	var rows []Row
 	if err := json.Unmarshal(data, &rows); err != nil {
-		return nil, fmt.Errorf("%s: not a JSON array of rows: %w", path, err)
+		return nil, fmt.Errorf("not a JSON array of rows: %w", err)
 	}
 	return rows, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -17,22 +18,16 @@ import (
 // testdata/fuzz/ are real files: the v1 fixtures of cmd/flower/testdata and
 // the exports of a run of this flower with the demo model.
 
-// writeTemp writes data to a file of its own and returns its path.
-func writeTemp(t *testing.T, name string, data []byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+// The targets call the decoders ReadManifest and ReadLineage use on the
+// bytes they read, so that an input costs no file; TestReadersUseTheDecoders
+// checks that the readers are those decoders behind os.ReadFile.
 
 func FuzzReadManifest(f *testing.F) {
 	f.Add([]byte(`[]`))
 	f.Add([]byte(`null`))
 	f.Add([]byte(`[{"run":"r","step":"work#retry1","ok":false,"errors":["overloaded"],"retired":["s0"],"started_at":"2026-12-01T17:18:01Z"}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rows, err := ReadManifest(writeTemp(t, ManifestFile, data))
+		rows, err := decodeManifest(data)
 		if err != nil {
 			if rows != nil {
 				t.Errorf("ReadManifest failed (%v) and returned %d rows", err, len(rows))
@@ -47,7 +42,7 @@ func FuzzReadManifest(f *testing.F) {
 		if err != nil {
 			return // a time outside RFC 3339's years: not an export flower writes
 		}
-		again, err := ReadManifest(writeTemp(t, "again.json", out))
+		again, err := decodeManifest(out)
 		if err != nil || len(again) != len(rows) {
 			t.Errorf("the rows of %q, written out, read back as %d rows, %v", data, len(again), err)
 		}
@@ -58,7 +53,7 @@ func FuzzReadLineage(f *testing.F) {
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"workspace":"/w","woke":-1,"steps":{"":""}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		l, err := ReadLineage(writeTemp(t, LineageFile, data))
+		l, err := decodeLineage(data)
 		if err == nil && !json.Valid(data) {
 			t.Errorf("ReadLineage accepted invalid JSON %q: %+v", data, l)
 		}
@@ -108,4 +103,33 @@ func orNil(b []byte) []byte {
 		return nil
 	}
 	return b
+}
+
+func TestReadersUseTheDecoders(t *testing.T) {
+	dir := t.TempDir()
+	for _, data := range []string{`[{"run":"r","step":"work","num_turns":2}]`, `{"workspace":"/w","woke":2,"steps":{"work":"s"}}`, `garbage`} {
+		for name, read := range map[string]func(string) (any, error){
+			ManifestFile: func(p string) (any, error) { return ReadManifest(p) },
+			LineageFile:  func(p string) (any, error) { return ReadLineage(p) },
+		} {
+			path := filepath.Join(dir, name)
+			if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, gotErr := read(path)
+			var want any
+			var wantErr error
+			if name == ManifestFile {
+				want, wantErr = decodeManifest([]byte(data))
+			} else {
+				want, wantErr = decodeLineage([]byte(data))
+			}
+			if (gotErr == nil) != (wantErr == nil) || (gotErr == nil && !reflect.DeepEqual(got, want)) {
+				t.Errorf("%s of %q: %v, %v; the decoder gives %v, %v", name, data, got, gotErr, want, wantErr)
+			}
+		}
+	}
+	if rows, err := ReadManifest(filepath.Join(dir, "missing.json")); rows != nil || err != nil {
+		t.Errorf("ReadManifest of a missing file: %v, %v; want no rows", rows, err)
+	}
 }
