@@ -156,8 +156,14 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 func finishCut(ctx context.Context, rt *agent.Runtime, opts workflow.Options, cut *store.Run,
 	starter func(task, phrase string) *workflow.Workflow, phrase string, waking bool) workflow.Outcome {
 	task := "" // a cut step goes on from its session or its stored prompt
-	if phrase != "" && !waking {
+	switch {
+	case phrase != "" && !waking:
 		task = phrase
+	case cut.Step == "":
+		// Cut between steps (right after the run was created, say): the
+		// next step starts from its prompt, which must carry the task the
+		// run was started with.
+		task = cut.Task
 	}
 	opts.RunID = cut.ID
 	return starter(task, cut.Phrase).Run(ctx, rt, opts)
