@@ -299,7 +299,10 @@ func TestPsWhileAFlowerDrives(t *testing.T) {
 	// Many readers against a flower that starts (takes the lock, creates
 	// the store, commits the run): it must never see the run dir in use.
 	// A passed run makes the bare wake cheap; --no-restore makes it work.
-	const readers = 20
+	readers := 20
+	if testing.Short() {
+		readers = 6
+	}
 	var wg sync.WaitGroup
 	results := make(chan ran, 2*readers)
 	start := make(chan struct{})
