@@ -6,8 +6,11 @@ package main
 // exit, a pipe or the fake's requests; nothing sleeps.
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -311,7 +314,7 @@ func TestPsWhileAFlowerDrives(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			results <- flower(t, dir, nil, "ps", "--all")
+			results <- psOff(dir, "--all")
 		}()
 	}
 	dir2 := t.TempDir()
@@ -320,7 +323,7 @@ func TestPsWhileAFlowerDrives(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			results <- flower(t, dir2, nil, "ps")
+			results <- psOff(dir2)
 		}()
 	}
 	close(start)
@@ -406,4 +409,24 @@ func TestReset(t *testing.T) {
 		t.Errorf("--reset -y where no flower ran: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	assertSameFiles(t, before, snapshot(t, empty))
+}
+
+// psOff runs flower ps off the test's goroutine: it reports a failure to
+// start in the result instead of calling t.Fatal.
+func psOff(dir string, args ...string) ran {
+	cmd := exec.Command(flowerBin, append([]string{"ps"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := ran{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		r.code, r.stderr = -1, err.Error()
+	}
+	return r
 }
