@@ -109,22 +109,38 @@ func ReadManifest(path string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	rows, err := decodeManifest(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rows, nil
+}
+
+func decodeManifest(data []byte) ([]Row, error) {
 	var rows []Row
 	if err := json.Unmarshal(data, &rows); err != nil {
-		return nil, fmt.Errorf("%s: not a JSON array of rows: %w", path, err)
+		return nil, fmt.Errorf("not a JSON array of rows: %w", err)
 	}
 	return rows, nil
 }
 
 // ReadLineage decodes a lineage.json export.
 func ReadLineage(path string) (LineageExport, error) {
-	var l LineageExport
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return l, err
+		return LineageExport{}, err
 	}
+	l, err := decodeLineage(data)
+	if err != nil {
+		return l, fmt.Errorf("%s: %w", path, err)
+	}
+	return l, nil
+}
+
+func decodeLineage(data []byte) (LineageExport, error) {
+	var l LineageExport
 	if err := json.Unmarshal(data, &l); err != nil {
-		return l, fmt.Errorf("%s: not a lineage: %w", path, err)
+		return l, fmt.Errorf("not a lineage: %w", err)
 	}
 	return l, nil
 }

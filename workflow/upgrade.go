@@ -65,7 +65,14 @@ func Upgrade(ctx context.Context, s store.Store, runDir, ws string) (note string
 	if err != nil {
 		return "", fmt.Errorf("upgrade %s: %w", statePath, err)
 	}
-	b, woke, notes := v1Batch(runDir, ws, data)
+	lineage, lerr := readIfAny(filepath.Join(runDir, LineageFile))
+	manifest, merr := readIfAny(filepath.Join(runDir, ManifestFile))
+	b, woke, notes := v1Batch(ws, data, lineage, manifest)
+	for _, err := range []error{lerr, merr} {
+		if err != nil {
+			notes += "; ignored " + err.Error()
+		}
+	}
 	if err := s.Commit(ctx, b); err != nil {
 		return "", fmt.Errorf("upgrade %s: %w", runDir, err)
 	}
@@ -75,29 +82,49 @@ func Upgrade(ctx context.Context, s store.Store, runDir, ws string) (note string
 	if err := os.Rename(statePath, statePath+".v1"); err != nil {
 		return "", fmt.Errorf("upgrade %s: %w", statePath, err)
 	}
+	// The JSON files are the store's exports from now on, in the seed's
+	// shape: a wake that runs nothing (a passed run) must not leave the
+	// v1 manifest's field names behind. A failed export is a note: the
+	// store holds the truth.
+	for _, export := range []func() error{
+		func() error { return ExportLineage(ctx, s, runDir, ws) },
+		func() error { return ExportManifest(ctx, s, runDir) },
+	} {
+		var corrupt *CorruptExportError
+		if err := export(); err != nil && !errors.As(err, &corrupt) {
+			notes += "; " + err.Error()
+		}
+	}
 	return fmt.Sprintf("imported the run state of %s into the store%s", runDir, notes), nil
 }
 
-// v1Batch reads the three v1 files into one batch. A corrupt file is
-// skipped with a note, as v1 itself ignored it.
-func v1Batch(runDir, ws string, stateData []byte) (b store.Batch, woke int, notes string) {
+// v1Batch decodes the three v1 files into one batch; a nil lineage or
+// manifest is a missing file. A corrupt file is skipped with a note, as v1
+// itself ignored it: a manifest that fails to decode gives no rows, not
+// the ones decoded before the error.
+func v1Batch(ws string, stateData, lineageData, manifestData []byte) (b store.Batch, woke int, notes string) {
 	var st v1State
 	if err := json.Unmarshal(stateData, &st); err == nil && st.Run != "" {
 		b.Run = v1Run(st, ws)
 	} else {
 		notes += "; ignored a corrupt state.json"
 	}
-	if l, err := ReadLineage(filepath.Join(runDir, LineageFile)); err == nil && l.Workspace == ws {
-		woke = l.Woke
-		for _, step := range sortedKeys(l.Steps) {
-			b.Bind = append(b.Bind, store.Binding{Workspace: ws, Step: step, Session: l.Steps[step]})
+	if lineageData != nil {
+		if l, err := decodeLineage(lineageData); err != nil {
+			notes += "; ignored a corrupt lineage.json"
+		} else if l.Workspace == ws {
+			woke = l.Woke
+			for _, step := range sortedKeys(l.Steps) {
+				b.Bind = append(b.Bind, store.Binding{Workspace: ws, Step: step, Session: l.Steps[step]})
+			}
 		}
-	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
-		notes += "; ignored a corrupt lineage.json"
 	}
-	rows, err := readV1Manifest(filepath.Join(runDir, ManifestFile))
-	if err != nil {
-		notes += "; ignored a corrupt manifest.json"
+	var rows []v1Row
+	if manifestData != nil {
+		if err := json.Unmarshal(manifestData, &rows); err != nil {
+			notes += "; ignored a corrupt manifest.json"
+			rows = nil
+		}
 	}
 	for _, r := range rows {
 		b.Results = append(b.Results, store.StepResult{Run: r.Run, Step: r.Step, SessionID: r.SessionID, OK: r.OK,
@@ -106,6 +133,21 @@ func v1Batch(runDir, ws string, stateData []byte) (b store.Batch, woke int, note
 			DurationS: r.DurationS})
 	}
 	return b, woke, notes
+}
+
+// readIfAny reads a file; a missing (or unreadable) one is nil, an empty
+// one is not.
+func readIfAny(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case data == nil:
+		return []byte{}, nil
+	}
+	return data, nil
 }
 
 func v1Run(st v1State, ws string) *store.Run {
@@ -131,18 +173,6 @@ func v1Run(st v1State, ws string) *store.Run {
 		r.Created, r.Updated = t, t
 	}
 	return r
-}
-
-func readV1Manifest(path string) ([]v1Row, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var rows []v1Row
-	return rows, json.Unmarshal(data, &rows)
 }
 
 // addWakes raises the thread's wake count to woke.

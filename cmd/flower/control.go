@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/workflow"
 )
 
@@ -38,7 +40,7 @@ func runPs(ctx context.Context, g *globals, all bool, out io.Writer) error {
 	ws, s, err := readStore(g)
 	if err != nil || s == nil {
 		if err == nil {
-			fmt.Fprintf(out, "no runs in %s\n", g.runDir)
+			fmt.Fprintf(out, "no runs in %s%s\n", g.runDir, v1Hint(g.runDir))
 		}
 		return err
 	}
@@ -83,10 +85,17 @@ func readStore(g *globals) (ws string, s store.Store, err error) {
 	if err != nil {
 		return "", nil, usageErr("--workspace: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(g.runDir, storeFile)); err != nil {
+	path := filepath.Join(g.runDir, storeFile)
+	if _, err := os.Stat(path); err != nil {
 		return ws, nil, nil
 	}
-	db, err := openStore(filepath.Join(g.runDir, storeFile))
+	// Opening writes the schema: a file a starting flower has just
+	// created, or a store of an older flower (the next wake upgrades it),
+	// holds no run state yet and is left alone.
+	if v, err := sqlite.Version(path); err == nil && v < store.SchemaVersion {
+		return ws, nil, nil
+	}
+	db, err := openStore(path)
 	if err != nil {
 		return "", nil, &exitError{code: exitFailed, err: err}
 	}
@@ -115,38 +124,86 @@ func newDiscard(g *globals) *cobra.Command {
 		Short: "Abandon an in-flight run: no wake finishes it (its sessions and rows stay)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, s, err := readStore(g)
-			if err != nil {
-				return err
-			}
-			if s == nil {
-				return usageErr("no run %s: %s has no store", args[0], g.runDir)
-			}
-			defer s.Close()
-			runs, err := workflow.List(cmd.Context(), s, g.runDir, ws, false)
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			for _, r := range runs {
-				if r.ID == args[0] && r.Live {
-					return &exitError{code: exitFailed, err: fmt.Errorf("run %s is being driven by pid %d: stop it first", r.ID, r.Owner.PID)}
-				}
-			}
-			if err := workflow.Discard(cmd.Context(), s, ws, args[0], time.Now()); err != nil {
-				return usageErr("%v", err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "discarded %s\n", args[0])
-			return nil
+			return runDiscard(cmd.Context(), g, args[0], cmd.OutOrStdout())
 		},
 	}
+}
+
+// runDiscard abandons run id. A discard is a write of run state, so it
+// takes the run dir's lock when it is free: a flower starting meanwhile
+// cannot pick the run as its cut run and commit it back in flight. When a
+// live flower holds the lock, the run is refused if that flower drives it,
+// or has not yet claimed the run it drives (it may be about to take this
+// one); a run the holder does not drive is discarded beside it.
+func runDiscard(ctx context.Context, g *globals, id string, out io.Writer) error {
+	ws, s, err := readStore(g)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		return usageErr("no run %s: %s has no store%s", id, g.runDir, v1Hint(g.runDir))
+	}
+	defer s.Close()
+	unlock, err := workflow.Lock(g.runDir, time.Now())
+	switch {
+	case err == nil:
+		defer unlock()
+	case !errors.Is(err, workflow.ErrBusy):
+		return &exitError{code: exitFailed, err: err}
+	default:
+		if err := drivenElsewhere(ctx, g, s, ws, id); err != nil {
+			return err
+		}
+	}
+	if err := workflow.Discard(ctx, s, ws, id, time.Now()); err != nil {
+		return usageErr("%v", err)
+	}
+	fmt.Fprintf(out, "discarded %s\n", id)
+	return nil
+}
+
+// drivenElsewhere refuses to discard run id while the live holder of the
+// run dir drives it or has not claimed its run yet.
+func drivenElsewhere(ctx context.Context, g *globals, s store.Store, ws, id string) error {
+	runs, err := workflow.List(ctx, s, g.runDir, "", false)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	claimed := false
+	for _, r := range runs {
+		if !r.Live {
+			continue
+		}
+		if r.ID == id {
+			return &exitError{code: exitFailed, err: fmt.Errorf("run %s is being driven by pid %d: stop it first", r.ID, r.Owner.PID)}
+		}
+		claimed = true
+	}
+	if o, live := workflow.Holder(g.runDir); live && !claimed {
+		return &exitError{code: exitFailed, err: fmt.Errorf("pid %d is starting in %s and may be about to finish run %s: "+
+			"discard it once flower ps shows which run that flower drives", o.PID, g.runDir, id)}
+	}
+	return nil
 }
 
 // reset abandons the runs in flight after confirmation (R5.6). A store of
 // another schema version is moved aside, so a new one can be created;
 // nothing is deleted.
+//
+// It holds the run dir's lock throughout: a flower that started between a
+// check and the discards could otherwise pick a run in flight and commit
+// it back in flight after the reset discarded it.
 func reset(ctx context.Context, g *globals, yes bool, in io.Reader, out io.Writer) error {
-	if o, live := workflow.Holder(g.runDir); live {
-		return &exitError{code: exitFailed, err: fmt.Errorf("pid %d is driving %s: stop it before --reset", o.PID, g.runDir)}
+	if _, err := os.Stat(g.runDir); err == nil {
+		unlock, err := workflow.Lock(g.runDir, time.Now())
+		if errors.Is(err, workflow.ErrBusy) {
+			o, _ := workflow.Holder(g.runDir)
+			return &exitError{code: exitFailed, err: fmt.Errorf("pid %d is driving %s: stop it before --reset", o.PID, g.runDir)}
+		}
+		if err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
+		defer unlock()
 	}
 	if !yes {
 		fmt.Fprintf(out, "This abandons the runs in flight in %s (sessions, lineage and manifest stay) and moves an incompatible sessions.db aside. Continue? [y/N] ", g.runDir)

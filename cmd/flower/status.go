@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -42,6 +43,9 @@ func runStatus(g *globals, out io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(out, "workspace  %s\nwakes      %d\n", tilde(ws), st.Woke)
+	if hint := v1Hint(g.runDir); hint != "" {
+		fmt.Fprintf(out, "note       %s\n", strings.Trim(hint, " ()"))
+	}
 	for _, r := range inFlight {
 		how := "cut: a wake finishes it"
 		if r.Live {

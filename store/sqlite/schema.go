@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -97,19 +98,33 @@ var tables = [][]string{
 // switch the file to WAL mode as they connect, a lasting change that
 // another program's database must not get; this connection changes
 // nothing, it only reads: an old store is upgraded later, by migrate.
-func probe(ctx context.Context, path string) error {
+func probe(ctx context.Context, path string) (version int, err error) {
 	db, err := sql.Open("sqlite", fileURI(path, url.Values{"_pragma": {"busy_timeout(5000)"}}))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer db.Close()
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer tx.Rollback()
-	_, err = checkSchema(ctx, tx, path)
-	return err
+	return checkSchema(ctx, tx, path)
+}
+
+// Version reads the schema version of the store at path and changes
+// nothing: 0 for an empty file, less than store.SchemaVersion for a store
+// Open would upgrade. Read-only commands use it to leave such a file
+// alone. A file that is not a store is refused as by Open.
+func Version(path string) (int, error) {
+	if _, err := os.Stat(path); err != nil {
+		return 0, err
+	}
+	v, err := probe(context.Background(), path)
+	if err != nil {
+		return 0, openError(path, err)
+	}
+	return v, nil
 }
 
 // migrate creates the schema in an empty file, upgrades a store of an

@@ -54,7 +54,7 @@ func Open(path string) (*DB, error) {
 	if err := createFile(path); err != nil {
 		return nil, err
 	}
-	if err := probe(context.Background(), path); err != nil {
+	if _, err := probe(context.Background(), path); err != nil {
 		return nil, openError(path, err)
 	}
 	q := url.Values{"_pragma": pragmas, "_txlock": {"immediate"}}
