@@ -73,6 +73,9 @@ func Upgrade(ctx context.Context, s store.Store, runDir, ws string) (note string
 			notes += "; ignored " + err.Error()
 		}
 	}
+	if err := keepStored(ctx, s, ws, &b); err != nil {
+		return "", fmt.Errorf("upgrade %s: %w", runDir, err)
+	}
 	if err := s.Commit(ctx, b); err != nil {
 		return "", fmt.Errorf("upgrade %s: %w", runDir, err)
 	}
@@ -173,6 +176,44 @@ func v1Run(st v1State, ws string) *store.Run {
 		r.Created, r.Updated = t, t
 	}
 	return r
+}
+
+// keepStored drops from an import what the store already holds: a run it
+// has, rows of steps it has, bindings of a thread it has. A second import
+// (a crash came before state.json was renamed) then changes nothing, and a
+// stray state.json in a run dir already upgraded never overwrites the
+// store's records with the older files' (zero costs, a stale lineage).
+func keepStored(ctx context.Context, s store.Store, ws string, b *store.Batch) error {
+	if b.Run != nil {
+		if _, ok, err := s.Run(ctx, b.Run.ID); err != nil {
+			return err
+		} else if ok {
+			b.Run = nil
+		}
+	}
+	have, err := s.Results(ctx, "")
+	if err != nil {
+		return err
+	}
+	stored := map[[2]string]bool{}
+	for _, r := range have {
+		stored[[2]string{r.Run, r.Step}] = true
+	}
+	kept := b.Results[:0]
+	for _, r := range b.Results {
+		if !stored[[2]string{r.Run, r.Step}] {
+			kept = append(kept, r)
+		}
+	}
+	b.Results = kept
+	l, err := s.Lineage(ctx, ws)
+	if err != nil {
+		return err
+	}
+	if len(l.Steps) > 0 {
+		b.Bind = nil
+	}
+	return nil
 }
 
 // addWakes raises the thread's wake count to woke.
