@@ -233,8 +233,8 @@ func TestBareWakeAfterPassedRunPaysNothing(t *testing.T) {
 	if n := srv.Count() - before; n != 0 {
 		t.Errorf("the bare wake made %d model requests, want 0", n)
 	}
-	if l := readLineage(t, dir); l.Woke != woke {
-		t.Errorf("woke %d after a wake that did nothing, want %d", l.Woke, woke)
+	if l := readLineage(t, dir); l.Woke != woke+1 {
+		t.Errorf("woke %d after the bare wake, want %d: it ran nothing, but it was a wake (seed 000)", l.Woke, woke+1)
 	}
 	if runs := runsOf(t, filepath.Join(dir, "runs")); len(runs) != 1 {
 		t.Errorf("%d runs after the bare wake, want 1: it starts none", len(runs))

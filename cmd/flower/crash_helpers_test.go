@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,11 +44,6 @@ const (
 // Nth hit of a failpoint is the Nth of them. Each response asks for one.
 var crashCalls = []string{"clarify Write brief", "goals Write goals", "work Write notes.txt",
 	"work Bash echo", "work Edit notes.txt", "judge Bash cat", "judge verdict"}
-
-// crashGuard bounds every wait of the suite: a hung child fails its test
-// with its output instead of stalling the package. No test waits for it to
-// pass.
-const crashGuard = 2 * time.Minute
 
 // crashStepOf names the starter step a system prompt belongs to (see
 // workflow/prompts.go).
@@ -197,16 +191,15 @@ func readCrashFiles(t *testing.T, dir string) crashFiles {
 	return f
 }
 
-// crashRun is one workspace with its own fake model.
+// crashRun is one workspace with its own fake model. Its processes and
+// its fake are the package's one harness (wake_helpers_test.go): proc,
+// startFlower and fake; only the flow it plays is its own.
 type crashRun struct {
 	t    *testing.T
 	dir  string
-	srv  *modeltest.Server
+	srv  *fake
 	env  []string
 	flow crashFlow
-
-	mu     sync.Mutex                 // guards before
-	before func(r *modeltest.Request) // called with each request before it is answered
 }
 
 // newCrashRun prepares a workspace, with flower.yaml setting policy as the
@@ -214,10 +207,7 @@ type crashRun struct {
 func newCrashRun(t *testing.T, f crashFlow, policy config.Policy) *crashRun {
 	t.Helper()
 	c := &crashRun{t: t, dir: t.TempDir(), flow: f}
-	// The hook is the responder's, so it can also decide the answer.
-	c.srv = modeltest.NewAnthropic(c.respond)
-	t.Cleanup(c.srv.Close)
-	c.env = []string{"ANTHROPIC_BASE_URL=" + c.srv.URL, "ANTHROPIC_API_KEY=test"}
+	c.srv, c.env = fakeModelWith(t, f.respond)
 	if policy != config.Retry {
 		yaml := "resume:\n  default: " + string(policy) + "\n"
 		if err := os.WriteFile(filepath.Join(c.dir, config.FileName), []byte(yaml), 0o644); err != nil {
@@ -227,91 +217,23 @@ func newCrashRun(t *testing.T, f crashFlow, policy config.Policy) *crashRun {
 	return c
 }
 
-// respond runs the hook, then plays the flow.
-func (c *crashRun) respond(r *modeltest.Request) modeltest.Turn {
-	c.mu.Lock()
-	before := c.before
-	c.mu.Unlock()
-	if before != nil {
-		before(r)
-	}
-	return c.flow.respond(r)
-}
-
 func (c *crashRun) runDir() string { return filepath.Join(c.dir, "runs") }
-
-// crashChild is a flower process of the suite.
-type crashChild struct {
-	cmd            *exec.Cmd
-	stdout, stderr bytes.Buffer // read only once done is closed
-	done           chan struct{}
-	err            error // Wait's error, once done
-}
 
 // start runs flower in the workspace without waiting; extra is added to
 // the environment.
-func (c *crashRun) start(args []string, extra ...string) *crashChild {
+func (c *crashRun) start(args []string, extra ...string) *proc {
 	c.t.Helper()
-	p := &crashChild{done: make(chan struct{})}
-	p.cmd = exec.Command(flowerBin, args...)
-	p.cmd.Dir = c.dir
-	p.cmd.Env = append(append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + c.dir}, c.env...), extra...)
-	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
-	if err := p.cmd.Start(); err != nil {
-		c.t.Fatal(err)
-	}
-	go func() {
-		p.err = p.cmd.Wait()
-		close(p.done)
-	}()
-	c.t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			p.cmd.Process.Kill()
-			<-p.done
-		}
-	})
-	return p
-}
-
-// wait waits for the process to end and returns how it ended; a data race
-// in the child fails the test.
-func (p *crashChild) wait(t *testing.T) (r ran, sig syscall.Signal) {
-	t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(crashGuard):
-		p.cmd.Process.Kill()
-		<-p.done
-		t.Fatalf("flower %v did not end within %v\nstdout:\n%s\nstderr:\n%s", p.cmd.Args[1:], crashGuard, &p.stdout, &p.stderr)
-	}
-	r = ran{stdout: p.stdout.String(), stderr: p.stderr.String()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(p.err, &ee):
-		r.code = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			sig = ws.Signal()
-		}
-	case p.err != nil:
-		t.Fatal(p.err)
-	}
-	if strings.Contains(r.stderr, "WARNING: DATA RACE") {
-		t.Fatalf("flower %v: data race\n%s", p.cmd.Args[1:], r.stderr)
-	}
-	return r, sig
+	return startFlower(c.t, c.dir, append(slices.Clone(c.env), extra...), false, args...)
 }
 
 // crashed starts flower "task" and waits for it to die by SIGKILL.
-func (c *crashRun) crashed(arm func(p *crashChild), extra ...string) {
+func (c *crashRun) crashed(arm func(p *proc), extra ...string) {
 	c.t.Helper()
 	p := c.start([]string{crashTask}, extra...)
 	if arm != nil {
 		arm(p)
 	}
-	r, sig := p.wait(c.t)
-	if sig != syscall.SIGKILL {
+	if r, sig := p.ended(); sig != syscall.SIGKILL {
 		c.t.Fatalf("flower was not killed (exit %d)\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
@@ -319,7 +241,7 @@ func (c *crashRun) crashed(arm func(p *crashChild), extra ...string) {
 // wake runs a bare flower, which must finish the cut run and exit 0.
 func (c *crashRun) wake() ran {
 	c.t.Helper()
-	r, _ := c.start(nil).wait(c.t)
+	r, _ := c.start(nil).ended()
 	if r.code != 0 {
 		c.t.Fatalf("the wake after the crash: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -331,19 +253,17 @@ func (c *crashRun) wake() ran {
 
 // killAtRequest SIGKILLs the flower of arm when the fake receives its nth
 // request, before answering it.
-func (c *crashRun) killAtRequest(n int) func(p *crashChild) {
+func (c *crashRun) killAtRequest(n int) func(p *proc) {
 	var (
 		once  sync.Once
 		ready = make(chan *os.Process, 1)
 	)
-	c.mu.Lock()
-	c.before = func(r *modeltest.Request) {
+	c.srv.onRequest(func(r *modeltest.Request) {
 		if r.N == n {
 			once.Do(func() { (<-ready).Kill() })
 		}
-	}
-	c.mu.Unlock()
-	return func(p *crashChild) { ready <- p.cmd.Process }
+	})
+	return func(p *proc) { ready <- p.cmd.Process }
 }
 
 // crashState is what the store says of the newest run.
@@ -494,7 +414,7 @@ func crashPoll(t *testing.T, what string, stop <-chan struct{}, cond func() bool
 	t.Helper()
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
-	deadline := time.After(crashGuard)
+	deadline := time.After(guard)
 	for !cond() {
 		select {
 		case <-tick.C:
@@ -504,7 +424,7 @@ func crashPoll(t *testing.T, what string, stop <-chan struct{}, cond func() bool
 			}
 			t.Fatalf("flower ended before %s", what)
 		case <-deadline:
-			t.Fatalf("no %s within %v", what, crashGuard)
+			t.Fatalf("no %s within %v", what, guard)
 		}
 	}
 }

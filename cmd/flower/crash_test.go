@@ -22,7 +22,7 @@ import (
 func TestCrashBaseline(t *testing.T) {
 	t.Parallel()
 	c := newCrashRun(t, crashFlow{bash: crashEcho}, config.Retry)
-	r, _ := c.start([]string{crashTask}).wait(t)
+	r, _ := c.start([]string{crashTask}).ended()
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -168,7 +168,7 @@ func TestCrashDuringSlowBash(t *testing.T) {
 			t.Parallel()
 			c := newCrashRun(t, crashFlow{bash: crashSlowEcho}, policy)
 			var orphans []crashProc
-			c.crashed(func(p *crashChild) {
+			c.crashed(func(p *proc) {
 				pid := p.cmd.Process.Pid
 				crashPoll(t, "sleep below flower", p.done, func() bool {
 					orphans = crashDescendants(pid)

@@ -93,10 +93,10 @@ func (f *firstRequest) time(b *testing.B, bin, dir string, args ...string) {
 	case err := <-done:
 		b.StopTimer()
 		b.Fatalf("flower ended (%v) before asking the model anything:\n%s", err, out.String())
-	case <-time.After(crashGuard):
+	case <-time.After(guard):
 		b.StopTimer()
 		cmd.Process.Kill()
-		b.Fatalf("no model request within %v", crashGuard)
+		b.Fatalf("no model request within %v", guard)
 	}
 	cmd.Process.Kill()
 	<-done

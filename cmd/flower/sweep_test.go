@@ -62,7 +62,7 @@ func durableWrites(t *testing.T) []string {
 	t.Helper()
 	trace := filepath.Join(t.TempDir(), "durable.trace")
 	c := newCrashRun(t, crashFlow{bash: crashEcho}, config.Retry)
-	r, _ := c.start([]string{crashTask}, failpoint.TraceEnv+"="+trace).wait(t)
+	r, _ := c.start([]string{crashTask}, failpoint.TraceEnv+"="+trace).ended()
 	if r.code != 0 {
 		t.Fatalf("the uninterrupted flow: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

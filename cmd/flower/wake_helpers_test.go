@@ -331,7 +331,7 @@ type proc struct {
 // guard bounds every wait of these tests: a hung child fails the test with
 // its output instead of stalling the suite. It is not a sleep: no test
 // waits for it to pass.
-const guard = 90 * time.Second
+const guard = 2 * time.Minute
 
 // startFlower starts the binary in dir, like flower, without waiting.
 // With pipeStdin the test can type lines; otherwise stdin is empty.
@@ -389,6 +389,14 @@ func (p *proc) wait() ran {
 		p.t.Fatalf("flower %v: data race\n%s", p.cmd.Args[1:], r.stderr)
 	}
 	return r
+}
+
+// ended waits for the process to end and returns how it ended, with the
+// signal that ended it, if one did.
+func (p *proc) ended() (ran, syscall.Signal) {
+	p.t.Helper()
+	r := p.wait()
+	return r, p.signal()
 }
 
 // signal is the signal that ended the process, or 0.
