@@ -14,6 +14,7 @@ import (
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/mem"
 	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/tool"
 )
@@ -232,4 +233,26 @@ func BenchmarkFirstWake(b *testing.B) {
 		}
 		b.ReportMetric(float64(spilled)/float64(b.N), "spilled/wake")
 	})
+}
+
+// TestCommitsPerTurn: an effect's result is durable before the next call
+// runs; the results of pure calls ride along with the next commit, at the
+// latest one at the end of the turn (issue 12). A tool turn costs the
+// response, one commit per effect, and one for pure results made after the
+// last effect.
+func TestCommitsPerTurn(t *testing.T) {
+	for _, tc := range []struct {
+		calls string
+		want  int
+	}{
+		{"P", 2}, {"E", 2},
+		{"PPP", 2}, {"EEE", 4}, {"PEP", 3}, {"PPE", 2},
+		{strings.Repeat("P", 10), 2}, {strings.Repeat("E", 10), 11}, {strings.Repeat("PE", 5), 6},
+	} {
+		t.Run(tc.calls, func(t *testing.T) {
+			if got := commitsOfToolTurn(t, mem.New(), t.TempDir(), tc.calls); got != tc.want {
+				t.Errorf("commits = %d, want %d", got, tc.want)
+			}
+		})
+	}
 }

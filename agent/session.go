@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
 )
@@ -25,6 +26,9 @@ type session struct {
 	top     bool            // a top-level run: it takes interrupts
 	warned  bool            // the handoff "approaching" event was sent
 	pending int             // bytes appended since the last model response, not yet in res.Context
+	// held are results of calls without an intent, not yet durable: the
+	// next commit carries them (see runTools).
+	held []store.Entry
 }
 
 // open loads the session to continue, forks it, or starts a new one.
@@ -105,15 +109,23 @@ func (s *session) bound() store.Batch {
 	return b
 }
 
-// appendWith is append in one transaction with the records of b.
+// appendWith is append in one transaction with the records of b. The held
+// results go first, in the order their calls were made: a commit that
+// fails loses them as a crash would, and the resume runs their calls again.
 func (s *session) appendWith(ctx context.Context, b store.Batch, entries ...store.Entry) error {
+	held := len(s.held)
+	entries = append(s.held, entries...)
+	s.held = nil
 	parent := ""
 	if n := len(s.entries); n > 0 {
 		parent = s.entries[n-1].UUID
 	}
 	for i := range entries {
 		e := &entries[i]
-		e.UUID, e.Parent, e.Key, e.Time = s.rt.newID(), parent, s.key, s.rt.now()
+		e.UUID, e.Parent, e.Key = s.rt.newID(), parent, s.key
+		if e.Time.IsZero() { // a held result keeps the time it was made
+			e.Time = s.rt.now()
+		}
 		parent = e.UUID
 	}
 	// The store must not see a cancelled context: an entry whose effect
@@ -122,9 +134,26 @@ func (s *session) appendWith(ctx context.Context, b store.Batch, entries ...stor
 	if err := s.rt.store.Commit(context.WithoutCancel(ctx), b); err != nil {
 		return fmt.Errorf("append to session %s: %w", s.id, err)
 	}
+	for range held {
+		failpoint.Hit("after-result") // a held result is durable from here
+	}
 	s.entries = append(s.entries, entries...)
 	s.countPending(entries)
 	return nil
+}
+
+// hold keeps the result of a call without an intent for the next commit.
+func (s *session) hold(e store.Entry) {
+	e.Time = s.rt.now()
+	s.held = append(s.held, e)
+}
+
+// flush makes the held results durable.
+func (s *session) flush(ctx context.Context) error {
+	if len(s.held) == 0 {
+		return nil
+	}
+	return s.append(ctx)
 }
 
 // countPending tracks the size of what the next request adds to the last
