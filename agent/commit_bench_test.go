@@ -90,10 +90,15 @@ func (r *realistic) Run(context.Context, json.RawMessage) (tool.Result, error) {
 type oneTurn struct {
 	pattern string
 	n       int
+	commits func() int // the store's commits so far, if counted
+	marks   []int      // commits at each model call
 }
 
 func (p *oneTurn) Stream(_ context.Context, req *model.Request, _ func(model.Delta)) (*model.Response, error) {
 	p.n++
+	if p.commits != nil {
+		p.marks = append(p.marks, p.commits())
+	}
 	msg := model.Message{Role: model.Assistant, Content: []model.Block{&model.Text{Text: "working"}}}
 	stop := model.StopEnd
 	if p.n == 1 && p.pattern != "" {
@@ -108,13 +113,13 @@ func (p *oneTurn) Stream(_ context.Context, req *model.Request, _ func(model.Del
 }
 
 // commitsOfToolTurn runs one prompt whose first response makes the calls
-// of pattern, and returns the commits of that tool turn: the response, its
-// intents and its results. The meta, prompt and final response commits of
-// the run are not counted.
+// of pattern, and returns the commits of that tool turn, between the two
+// model calls: the response, its intents and its results.
 func commitsOfToolTurn(tb testing.TB, st store.Store, ws, pattern string) int {
 	tb.Helper()
 	c := &syncCounter{Store: st}
-	rt, err := agent.New(agent.Options{Workspace: ws, Provider: &oneTurn{pattern: pattern}, Store: c,
+	p := &oneTurn{pattern: pattern, commits: c.n}
+	rt, err := agent.New(agent.Options{Workspace: ws, Provider: p, Store: c,
 		Tools: []tool.Tool{newRealistic("Look", tool.Pure), newRealistic("Poke", tool.Effect)}})
 	if err != nil {
 		tb.Fatal(err)
@@ -123,7 +128,22 @@ func commitsOfToolTurn(tb testing.TB, st store.Store, ws, pattern string) int {
 	if !res.OK || res.Turns != 2 {
 		tb.Fatalf("run: %+v", res)
 	}
-	return c.n() - 3
+	return p.marks[1] - p.marks[0]
+}
+
+// commitsOfRun is the commits of one run of a prompt that ends the turn at
+// once: its metadata, prompt and response.
+func commitsOfRun(tb testing.TB, st store.Store, ws string) int {
+	tb.Helper()
+	c := &syncCounter{Store: st}
+	rt, err := agent.New(agent.Options{Workspace: ws, Provider: &oneTurn{}, Store: c})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if res := rt.Run(context.Background(), agent.Spec{Model: "claude-sonnet-4-6"}, "hi", agent.RunOptions{}); !res.OK {
+		tb.Fatalf("run: %+v", res)
+	}
+	return c.n()
 }
 
 // turnPatterns are the tool turns measured: 1, 3 and 10 calls, pure,
@@ -158,6 +178,19 @@ func BenchmarkFsyncsPerTurn(b *testing.B) {
 			b.ReportMetric(float64(commits)/float64(b.N), "commits/turn")
 		})
 	}
+	b.Run("new-session", func(b *testing.B) {
+		ws := b.TempDir()
+		db, err := sqlite.Open(filepath.Join(ws, "runs", "sessions.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		commits := 0
+		for i := 0; i < b.N; i++ {
+			commits += commitsOfRun(b, db, ws)
+		}
+		b.ReportMetric(float64(commits)/float64(b.N), "commits/run")
+	})
 }
 
 // wakeSession stores a session of n tool turns with results of realistic
@@ -254,5 +287,18 @@ func TestCommitsPerTurn(t *testing.T) {
 				t.Errorf("commits = %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestNewSessionMetaCommitsWithItsPrompt: a new session's metadata is in
+// its prompt's commit, not a commit of its own (issue 12).
+func TestNewSessionMetaCommitsWithItsPrompt(t *testing.T) {
+	st, ws := mem.New(), t.TempDir()
+	if got := commitsOfRun(t, st, ws); got != 2 {
+		t.Errorf("a one-response run made %d commits, want 2 (prompt with meta, response)", got)
+	}
+	metas, err := st.Sessions(context.Background(), store.ProjectKey(ws))
+	if err != nil || len(metas) != 1 || metas[0].Model != "claude-sonnet-4-6" {
+		t.Fatalf("sessions = %+v, %v", metas, err)
 	}
 }

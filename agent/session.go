@@ -29,6 +29,9 @@ type session struct {
 	// held are results of calls without an intent, not yet durable: the
 	// next commit carries them (see runTools).
 	held []store.Entry
+	// meta is a new session's metadata until it commits with the
+	// session's first entries.
+	meta *store.Meta
 }
 
 // open loads the session to continue, forks it, or starts a new one.
@@ -59,7 +62,8 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 	s.entries, s.old = entries, len(entries)
 	res.Resumed = len(entries) > 0
 	if !res.Resumed {
-		return s, s.putMeta(ctx, "")
+		s.newMeta("")
+		return s, nil
 	}
 	if opts.Fork {
 		if err := s.fork(ctx); err != nil {
@@ -69,9 +73,19 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 	return s, s.follow(ctx)
 }
 
-func (s *session) putMeta(ctx context.Context, forkOf string) error {
-	return s.rt.store.PutMeta(ctx, store.Meta{Key: s.key, Agent: s.spec.Name, Model: s.spec.Model,
-		Workspace: s.rt.workspace, ForkOf: forkOf, Created: s.rt.now()})
+// newMeta describes a new session; its first commit writes it, so a crash
+// never leaves metadata without entries, and it costs no commit of its own.
+func (s *session) newMeta(forkOf string) {
+	s.meta = &store.Meta{Key: s.key, Agent: s.spec.Name, Model: s.spec.Model,
+		Workspace: s.rt.workspace, ForkOf: forkOf, Created: s.rt.now()}
+}
+
+// metaBatch is b with the metadata not yet committed.
+func (s *session) metaBatch(b store.Batch) store.Batch {
+	if s.meta != nil {
+		b.Meta = append(b.Meta, *s.meta)
+	}
+	return b
 }
 
 // fork copies the session under a new id with fresh entry ids, leaving the
@@ -87,11 +101,12 @@ func (s *session) fork(ctx context.Context) error {
 		e.UUID, e.Parent, e.Key, e.Seq = ids[e.UUID], ids[e.Parent], s.key, 0
 		copies[i] = e
 	}
-	if err := s.rt.store.Append(ctx, copies...); err != nil {
+	s.newMeta(from)
+	if err := s.rt.store.Commit(ctx, s.metaBatch(store.Batch{Entries: copies})); err != nil {
 		return fmt.Errorf("fork session %s: %w", from, err)
 	}
-	s.entries = copies
-	return s.putMeta(ctx, from)
+	s.entries, s.meta = copies, nil
+	return nil
 }
 
 // append makes entries durable, chained after the last one, and keeps them.
@@ -131,9 +146,10 @@ func (s *session) appendWith(ctx context.Context, b store.Batch, entries ...stor
 	// The store must not see a cancelled context: an entry whose effect
 	// happened has to be recorded even while the run is being interrupted.
 	b.Entries = entries
-	if err := s.rt.store.Commit(context.WithoutCancel(ctx), b); err != nil {
+	if err := s.rt.store.Commit(context.WithoutCancel(ctx), s.metaBatch(b)); err != nil {
 		return fmt.Errorf("append to session %s: %w", s.id, err)
 	}
+	s.meta = nil
 	for range held {
 		failpoint.Hit("after-result") // a held result is durable from here
 	}
