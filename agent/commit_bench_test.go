@@ -84,9 +84,14 @@ func (r *realistic) Run(context.Context, json.RawMessage) (tool.Result, error) {
 	return tool.Result{Content: strings.Repeat(line, n/len(line)+1)[:n]}, nil
 }
 
+// kept is a pure tool whose results are durable at once, like ask.
+type kept struct{ *realistic }
+
+func (kept) KeepResult() bool { return true }
+
 // oneTurn is a provider whose first response makes the calls of pattern
-// (P a pure Look, E an effect Poke), in order, and whose second ends the
-// turn.
+// (P a pure Look, E an effect Poke, K a pure Keep that keeps its results),
+// in order, and whose second ends the turn.
 type oneTurn struct {
 	pattern string
 	n       int
@@ -104,7 +109,7 @@ func (p *oneTurn) Stream(_ context.Context, req *model.Request, _ func(model.Del
 	if p.n == 1 && p.pattern != "" {
 		stop = model.StopToolUse
 		for i, c := range p.pattern {
-			name := map[rune]string{'P': "Look", 'E': "Poke"}[c]
+			name := map[rune]string{'P': "Look", 'E': "Poke", 'K': "Keep"}[c]
 			msg.Content = append(msg.Content, &model.ToolUse{ID: fmt.Sprintf("toolu_%d", i), Name: name, Input: json.RawMessage(`{}`)})
 		}
 	}
@@ -120,11 +125,11 @@ func commitsOfToolTurn(tb testing.TB, st store.Store, ws, pattern string) int {
 	c := &syncCounter{Store: st}
 	p := &oneTurn{pattern: pattern, commits: c.n}
 	rt, err := agent.New(agent.Options{Workspace: ws, Provider: p, Store: c,
-		Tools: []tool.Tool{newRealistic("Look", tool.Pure), newRealistic("Poke", tool.Effect)}})
+		Tools: []tool.Tool{newRealistic("Look", tool.Pure), newRealistic("Poke", tool.Effect), kept{newRealistic("Keep", tool.Pure)}}})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	res := rt.Run(context.Background(), agent.Spec{Model: "claude-sonnet-4-6", Tools: []string{"Look", "Poke"}}, "go", agent.RunOptions{})
+	res := rt.Run(context.Background(), agent.Spec{Model: "claude-sonnet-4-6", Tools: []string{"Look", "Poke", "Keep"}}, "go", agent.RunOptions{})
 	if !res.OK || res.Turns != 2 {
 		tb.Fatalf("run: %+v", res)
 	}
@@ -297,6 +302,7 @@ func TestCommitsPerTurn(t *testing.T) {
 		{"P", 2}, {"E", 2},
 		{"PPP", 2}, {"EEE", 4}, {"PEP", 3}, {"PPE", 2},
 		{strings.Repeat("P", 10), 2}, {strings.Repeat("E", 10), 11}, {strings.Repeat("PE", 5), 6},
+		{"K", 2}, {"PKP", 3}, // a kept result commits at once, with those held before it
 	} {
 		t.Run(tc.calls, func(t *testing.T) {
 			if got := commitsOfToolTurn(t, mem.New(), t.TempDir(), tc.calls); got != tc.want {

@@ -17,7 +17,9 @@
 // run again; the model sees nothing that is not durable, since every
 // request follows the flush; and results keep the order of their calls.
 // A cut (interrupted) call without an intent is held like any other and
-// the interrupt's own commit comes after the flush. So a tool turn costs
+// the interrupt's own commit comes after the flush. A tool that keeps its
+// results (tool.Keeper: ask, whose answer is a person's time) is committed
+// at once, with what is held before it. So a tool turn costs
 // one commit for the response and its intents, one per effect, and one
 // more only if pure results follow the last effect.
 package agent

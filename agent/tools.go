@@ -61,11 +61,12 @@ func (s *session) answer(ctx context.Context, calls []resume.Call) error {
 }
 
 // record makes an effect's result durable at once, with the results held
-// before it, and holds the result of a call without an intent: the calls
-// whose intent commit wrote with the response are exactly the effects.
+// before it, and holds the result of a call without an intent (the calls
+// whose intent commit wrote with the response are exactly the effects),
+// unless its tool keeps its results (tool.Keeper: a person's answer).
 func (s *session) record(ctx context.Context, name string, op store.Op) error {
 	e := store.Entry{Kind: store.KindResult, Op: &op}
-	if !s.isEffect(name) {
+	if t, ok := s.rt.tools[name]; !s.isEffect(name) && !(ok && tool.Keeps(t)) {
 		s.hold(e)
 		return nil
 	}
