@@ -338,3 +338,46 @@ func TestTrimOnResumeSpillsToWorkbench(t *testing.T) { // R4.6
 		t.Fatal("the spilled file lacks the full output")
 	}
 }
+
+// TestTornSpillFileIsWrittenAgain: spill files are written without an
+// fsync (issue 12), so a machine crash may leave one torn at its full size
+// (zeros) or empty. A later process compares the file with the store's
+// text and writes it again.
+func TestTornSpillFileIsWrittenAgain(t *testing.T) {
+	f := newFixture(t, modeltest.Script(
+		modeltest.Turn{ToolCalls: []modeltest.ToolCall{call("Bash", `{"command":"seq 1 3000"}`)}},
+		modeltest.Turn{Text: "counted"},
+		modeltest.Turn{Text: "again"},
+		modeltest.Turn{Text: "and again"},
+		modeltest.Turn{Text: "once more"},
+	))
+	first := f.run(agent.Spec{}, "count", agent.RunOptions{})
+	for _, tear := range []func([]byte) []byte{
+		func(b []byte) []byte { return make([]byte, len(b)) }, // the right size, zeros
+		func([]byte) []byte { return nil },                    // empty
+	} {
+		f.rt = f.runtimeWith(agent.Options{Trim: true})
+		if res := f.run(agent.Spec{}, "and now?", agent.RunOptions{Resume: first.SessionID}); !res.OK {
+			t.Fatalf("resume = %+v", res)
+		}
+		matches, _ := filepath.Glob(filepath.Join(f.ws, ".flower", "results", "*.txt"))
+		if len(matches) != 1 {
+			t.Fatalf("spilled files: %v", matches)
+		}
+		data, _ := os.ReadFile(matches[0])
+		if !strings.Contains(string(data), "\n2999\n") {
+			t.Fatal("the spilled file lacks the full output")
+		}
+		if err := os.WriteFile(matches[0], tear(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.rt = f.runtimeWith(agent.Options{Trim: true})
+	if res := f.run(agent.Spec{}, "last", agent.RunOptions{Resume: first.SessionID}); !res.OK {
+		t.Fatalf("last resume = %+v", res)
+	}
+	matches, _ := filepath.Glob(filepath.Join(f.ws, ".flower", "results", "*.txt"))
+	if data, _ := os.ReadFile(matches[0]); !strings.Contains(string(data), "\n2999\n") {
+		t.Fatal("the torn spill file was not written again")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -211,5 +212,56 @@ func TestRetryRecordsTheAttemptBeforeItRuns(t *testing.T) {
 	res := f.run(agent.Spec{}, "", agent.RunOptions{Resume: id})
 	if want := "user assistant op_started op_attempt "; !res.OK || p.seen != want {
 		t.Fatalf("durable when the retry ran: %q, want %q (%+v)", p.seen, want, res)
+	}
+}
+
+// peekTool is a pure tool that counts its executions.
+type peekTool struct{ n atomic.Int32 }
+
+func (*peekTool) Name() string            { return "Peek" }
+func (*peekTool) Description() string     { return "peeks" }
+func (*peekTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (*peekTool) Class() tool.Class       { return tool.Pure }
+func (p *peekTool) Run(context.Context, json.RawMessage) (tool.Result, error) {
+	p.n.Add(1)
+	return tool.Result{Content: "peeked"}, nil
+}
+
+// TestHeldPureResultsAreRunAgainWhenLost: a pure result rides along with
+// the next effect's result; one made after the last effect waits for the
+// end of the turn. A crash (here a commit that fails) before that commit
+// loses only the pure result, and the resume runs that call again, never
+// the effect, and never asks the model twice (issue 12).
+func TestHeldPureResultsAreRunAgainWhenLost(t *testing.T) {
+	c, p := &countTool{}, &peekTool{}
+	f := newFixture(t, modeltest.Script(
+		modeltest.Turn{ToolCalls: []modeltest.ToolCall{{ID: "toolu_p1", Name: "Peek", Input: `{}`},
+			{ID: "toolu_c", Name: "Count", Input: `{}`}, {ID: "toolu_p2", Name: "Peek", Input: `{}`}}},
+		modeltest.Turn{Text: "finished"},
+	), c, p)
+	fs := withFaultStore(f, agent.Options{Tools: []tool.Tool{c, p}})
+	fs.setFail(func(b store.Batch) error { // the end-of-turn commit of toolu_p2's result
+		if len(b.Entries) == 1 && b.Entries[0].Op != nil && b.Entries[0].Op.ID == "toolu_p2" {
+			return errDiskFull
+		}
+		return nil
+	})
+	res := f.run(agent.Spec{Name: "work"}, "look", agent.RunOptions{})
+	if !errors.Is(res.Err, errDiskFull) || c.n.Load() != 1 || p.n.Load() != 2 {
+		t.Fatalf("first run: %+v, %d effect runs, %d pure runs", res, c.n.Load(), p.n.Load())
+	}
+	fs.setFail(nil)
+	res = f.run(agent.Spec{Name: "work"}, "", agent.RunOptions{Resume: res.SessionID})
+	if !res.OK || c.n.Load() != 1 || p.n.Load() != 3 || f.srv.Count() != 2 {
+		t.Fatalf("resume: %+v, %d effect runs, %d pure runs, %d requests", res, c.n.Load(), p.n.Load(), f.srv.Count())
+	}
+	want := "user assistant op_started tool_result tool_result tool_result assistant"
+	if got := f.kinds(res.SessionID); got != want {
+		t.Fatalf("entries = %q, want %q", got, want)
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if got := fmt.Sprint(fs.batches); !strings.Contains(got, "[tool_result tool_result]") {
+		t.Fatalf("the first pure result was not committed with the effect's: batches %s", got)
 	}
 }

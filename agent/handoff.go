@@ -243,9 +243,7 @@ func (s *session) startSuccessor(ctx context.Context, succ, doc string) error {
 	s.entries, s.old, s.warned, s.pending = nil, 0, false, 0
 	s.res.Retired = append(s.res.Retired, old)
 	s.res.SessionID = s.id
-	if err := s.putMeta(ctx, old); err != nil {
-		return err
-	}
+	s.newMeta(old)
 	rel := filepath.Join(handoffDir, old+".md")
 	if err := s.appendWith(ctx, s.bound(), userText(fmt.Sprintf(takeOver, rel, doc))); err != nil {
 		return err

@@ -66,6 +66,9 @@ type Runtime struct {
 	total      float64
 	interrupt  chan string             // buffered 1: the latest pending interrupt
 	cancelTurn context.CancelCauseFunc // cancels the top-level turn in flight, if any
+
+	spillMu sync.Mutex      // guards spilled
+	spilled map[string]bool // spill files written or checked whole by this process
 }
 
 // New builds a Runtime, opening the default store when none is given.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
 )
@@ -25,6 +26,12 @@ type session struct {
 	top     bool            // a top-level run: it takes interrupts
 	warned  bool            // the handoff "approaching" event was sent
 	pending int             // bytes appended since the last model response, not yet in res.Context
+	// held are results of calls without an intent, not yet durable: the
+	// next commit carries them (see runTools).
+	held []store.Entry
+	// meta is a new session's metadata until it commits with the
+	// session's first entries.
+	meta *store.Meta
 }
 
 // open loads the session to continue, forks it, or starts a new one.
@@ -55,7 +62,8 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 	s.entries, s.old = entries, len(entries)
 	res.Resumed = len(entries) > 0
 	if !res.Resumed {
-		return s, s.putMeta(ctx, "")
+		s.newMeta("")
+		return s, nil
 	}
 	if opts.Fork {
 		if err := s.fork(ctx); err != nil {
@@ -65,9 +73,19 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 	return s, s.follow(ctx)
 }
 
-func (s *session) putMeta(ctx context.Context, forkOf string) error {
-	return s.rt.store.PutMeta(ctx, store.Meta{Key: s.key, Agent: s.spec.Name, Model: s.spec.Model,
-		Workspace: s.rt.workspace, ForkOf: forkOf, Created: s.rt.now()})
+// newMeta describes a new session; its first commit writes it, so a crash
+// never leaves metadata without entries, and it costs no commit of its own.
+func (s *session) newMeta(forkOf string) {
+	s.meta = &store.Meta{Key: s.key, Agent: s.spec.Name, Model: s.spec.Model,
+		Workspace: s.rt.workspace, ForkOf: forkOf, Created: s.rt.now()}
+}
+
+// metaBatch is b with the metadata not yet committed.
+func (s *session) metaBatch(b store.Batch) store.Batch {
+	if s.meta != nil {
+		b.Meta = append(b.Meta, *s.meta)
+	}
+	return b
 }
 
 // fork copies the session under a new id with fresh entry ids, leaving the
@@ -83,11 +101,12 @@ func (s *session) fork(ctx context.Context) error {
 		e.UUID, e.Parent, e.Key, e.Seq = ids[e.UUID], ids[e.Parent], s.key, 0
 		copies[i] = e
 	}
-	if err := s.rt.store.Append(ctx, copies...); err != nil {
+	s.newMeta(from)
+	if err := s.rt.store.Commit(ctx, s.metaBatch(store.Batch{Entries: copies})); err != nil {
 		return fmt.Errorf("fork session %s: %w", from, err)
 	}
-	s.entries = copies
-	return s.putMeta(ctx, from)
+	s.entries, s.meta = copies, nil
+	return nil
 }
 
 // append makes entries durable, chained after the last one, and keeps them.
@@ -105,26 +124,52 @@ func (s *session) bound() store.Batch {
 	return b
 }
 
-// appendWith is append in one transaction with the records of b.
+// appendWith is append in one transaction with the records of b. The held
+// results go first, in the order their calls were made: a commit that
+// fails loses them as a crash would, and the resume runs their calls again.
 func (s *session) appendWith(ctx context.Context, b store.Batch, entries ...store.Entry) error {
+	held := len(s.held)
+	entries = append(s.held, entries...)
+	s.held = nil
 	parent := ""
 	if n := len(s.entries); n > 0 {
 		parent = s.entries[n-1].UUID
 	}
 	for i := range entries {
 		e := &entries[i]
-		e.UUID, e.Parent, e.Key, e.Time = s.rt.newID(), parent, s.key, s.rt.now()
+		e.UUID, e.Parent, e.Key = s.rt.newID(), parent, s.key
+		if e.Time.IsZero() { // a held result keeps the time it was made
+			e.Time = s.rt.now()
+		}
 		parent = e.UUID
 	}
 	// The store must not see a cancelled context: an entry whose effect
 	// happened has to be recorded even while the run is being interrupted.
 	b.Entries = entries
-	if err := s.rt.store.Commit(context.WithoutCancel(ctx), b); err != nil {
+	if err := s.rt.store.Commit(context.WithoutCancel(ctx), s.metaBatch(b)); err != nil {
 		return fmt.Errorf("append to session %s: %w", s.id, err)
+	}
+	s.meta = nil
+	for range held {
+		failpoint.Hit("after-result") // a held result is durable from here
 	}
 	s.entries = append(s.entries, entries...)
 	s.countPending(entries)
 	return nil
+}
+
+// hold keeps the result of a call without an intent for the next commit.
+func (s *session) hold(e store.Entry) {
+	e.Time = s.rt.now()
+	s.held = append(s.held, e)
+}
+
+// flush makes the held results durable.
+func (s *session) flush(ctx context.Context) error {
+	if len(s.held) == 0 {
+		return nil
+	}
+	return s.append(ctx)
 }
 
 // countPending tracks the size of what the next request adds to the last

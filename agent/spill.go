@@ -22,17 +22,56 @@ func (s *session) viewOptions() view.Options {
 }
 
 // spill writes a tool result's full text to the workbench once and returns
-// its path relative to the workspace.
+// its path relative to the workspace. The file is derived data (the store
+// holds the text), so it is written without an fsync: a first wake after a
+// crash that spills hundreds of results costs no fsync for them. A file a
+// machine crash left missing, empty or torn is written again here.
 func (r *Runtime) spill(op *store.Op) (string, error) {
 	rel := filepath.Join(spillDir, safeName(op.ID)+".txt")
 	abs := filepath.Join(r.workspace, rel)
-	if fi, err := os.Stat(abs); err == nil && fi.Size() == int64(len(op.Content)) {
+	if r.spilledWhole(abs, op.Content) {
 		return rel, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return "", err
 	}
-	return rel, atomicfile.WriteFile(abs, []byte(op.Content), 0o644)
+	if err := atomicfile.WriteFileUnsynced(abs, []byte(op.Content), 0o644); err != nil {
+		return "", err
+	}
+	r.markSpilled(abs)
+	return rel, nil
+}
+
+// spilledWhole reports whether abs holds content. A file this process
+// wrote or checked is trusted while its size matches (one Stat per view);
+// any other is compared byte for byte once, since an unsynced file torn by
+// a machine crash can have the right size and the wrong bytes (zeros).
+func (r *Runtime) spilledWhole(abs, content string) bool {
+	fi, err := os.Stat(abs)
+	if err != nil || fi.Size() != int64(len(content)) {
+		return false
+	}
+	r.spillMu.Lock()
+	known := r.spilled[abs]
+	r.spillMu.Unlock()
+	if known {
+		return true
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil || string(data) != content {
+		return false
+	}
+	r.markSpilled(abs)
+	return true
+}
+
+func (r *Runtime) markSpilled(abs string) {
+	r.spillMu.Lock()
+	defer r.spillMu.Unlock()
+	if r.spilled == nil {
+		r.spilled = map[string]bool{}
+	}
+	r.spilled[abs] = true
 }
 
 // safeName keeps a tool_use id usable as a file name.

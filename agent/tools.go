@@ -17,23 +17,39 @@ import (
 // cutText is the result of a call cut by an interrupt or a cancelled run.
 const cutText = "[interrupted: the person stopped this call before it finished]"
 
-// runTools answers the calls of one response in order, appending each
-// result as soon as it exists, so a completed effect is never run again.
+// runTools answers the calls of one response in order. An effect's result
+// is durable before the next call runs, so a completed effect is never run
+// again. The results of calls without an intent (pure and world calls) are
+// held and ride along with the next commit: the next effect's result or,
+// at the latest, the flush at the end of the turn, before the model is
+// called again. A crash loses only results whose calls the resume runs
+// again anyway, since a call without an intent or a result is pending and
+// never ambiguous (resume.Call.Runs == 0): a turn of k such calls costs one
+// commit, not k.
+//
 // Once the turn is cancelled the remaining calls are answered as cut,
 // keeping the session consistent. A result that cannot be appended (a full
 // disk) fails the run: the store then holds the intent and any attempts,
 // so the next resume counts the runs right (R5.7).
 func (s *session) runTools(ctx context.Context, calls []resume.Call) error {
+	err := s.answer(ctx, calls)
+	if ferr := s.flush(ctx); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// answer runs the calls and records their results.
+func (s *session) answer(ctx context.Context, calls []resume.Call) error {
 	for _, c := range calls {
 		op, err := s.resolve(ctx, c)
 		if err != nil {
 			return err
 		}
 		failpoint.Hit("after-effect") // the call ran; its result is not durable yet
-		if err := s.append(ctx, store.Entry{Kind: store.KindResult, Op: &op}); err != nil {
+		if err := s.record(ctx, c.Use.Name, op); err != nil {
 			return err
 		}
-		failpoint.Hit("after-result")
 		kind := event.ToolResult
 		if op.Denied {
 			kind = event.Denied
@@ -41,6 +57,23 @@ func (s *session) runTools(ctx context.Context, calls []resume.Call) error {
 		s.emit(event.Event{Kind: kind, Tool: c.Use.Name, Text: op.Content,
 			Payload: map[string]any{"id": c.Use.ID, "is_error": op.IsError}})
 	}
+	return nil
+}
+
+// record makes an effect's result durable at once, with the results held
+// before it, and holds the result of a call without an intent (the calls
+// whose intent commit wrote with the response are exactly the effects),
+// unless its tool keeps its results (tool.Keeper: a person's answer).
+func (s *session) record(ctx context.Context, name string, op store.Op) error {
+	e := store.Entry{Kind: store.KindResult, Op: &op}
+	if t, ok := s.rt.tools[name]; !s.isEffect(name) && !(ok && tool.Keeps(t)) {
+		s.hold(e)
+		return nil
+	}
+	if err := s.append(ctx, e); err != nil {
+		return err
+	}
+	failpoint.Hit("after-result")
 	return nil
 }
 

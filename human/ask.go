@@ -64,6 +64,10 @@ func (*askTool) Name() string { return AskName }
 // to the Q&A log, which is a record, not an effect the run depends on.
 func (*askTool) Class() tool.Class { return tool.Pure }
 
+// KeepResult is true: an answer is a person's time, so it is durable as
+// soon as it arrives instead of riding with the turn's next commit.
+func (*askTool) KeepResult() bool { return true }
+
 func (*askTool) Description() string {
 	return `Asks the person who gave you this task one question, and waits for the answer.
 

@@ -77,6 +77,14 @@ func TestSession(t *testing.T) { // DESIGN §3.4, R5.3, R5.4, R5.7, R4.7, R2.8, 
 		{"intent durable, no result: ambiguous", h(user("go"), asst("a", "b"), started("a"), started("b"), result("a")),
 			got{Pending: map[string]int{"b": 1}, Last: true}},
 		{"all results: call the model", h(user("go"), asst("a"), started("a"), result("a")), got{Last: true}},
+		// Group commit (issue 12): a pure result rides with the next
+		// effect's result, a trailing one with the end of the turn. A crash
+		// before that commit leaves a pure call with neither intent nor
+		// result: pending with zero runs, so it is simply run again.
+		{"pure result lost with the turn's last commit: run it again", h(user("go"), asst("p1", "e", "p2"), started("e"), result("p1"), result("e")),
+			got{Pending: map[string]int{"p2": 0}, Last: true}},
+		{"pure and effect results lost together: pure runs, effect ambiguous", h(user("go"), asst("p1", "e"), started("e")),
+			got{Pending: map[string]int{"p1": 0, "e": 1}, Last: true}},
 		{"older calls do not count", h(user("go"), asst("a"), result("a"), asst("b"), started("b")),
 			got{Pending: map[string]int{"b": 1}, Last: true}},
 		// issue 9: 4 kills during one Bash call gave 5 executions. The

@@ -121,7 +121,7 @@ type StepResult struct {
 
 // Batch is one transaction: entries and the workflow records behind them,
 // all durable together or not at all. The parts are applied in this order:
-// Archive, Wake, Bind, Run, Results, Entries.
+// Archive, Wake, Bind, Run, Results, Meta, Entries.
 type Batch struct {
 	// Archive starts a new thread in this workspace: its lineage is empty
 	// and its wake count zero (R3.13). Runs and sessions stay.
@@ -131,6 +131,9 @@ type Batch struct {
 	Bind    []Binding
 	Run     *Run // inserted, or replacing the run of the same ID
 	Results []StepResult
+	// Meta are put as by PutMeta: a new session's metadata commits with
+	// its first entries, so no crash leaves one without the other.
+	Meta []Meta
 	// Entries are appended as by Append.
 	Entries []Entry
 }
@@ -138,7 +141,7 @@ type Batch struct {
 // Empty reports whether the batch writes nothing.
 func (b Batch) Empty() bool {
 	return b.Archive == "" && b.Wake == "" && len(b.Bind) == 0 && b.Run == nil &&
-		len(b.Results) == 0 && len(b.Entries) == 0
+		len(b.Results) == 0 && len(b.Meta) == 0 && len(b.Entries) == 0
 }
 
 // Runs is the run-state half of a Store.

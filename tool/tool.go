@@ -57,6 +57,21 @@ type Tool interface {
 	Run(ctx context.Context, input json.RawMessage) (Result, error)
 }
 
+// Keeper is a tool whose result is made durable as soon as it exists,
+// though its calls have no intent: running it again after a crash costs
+// more than a commit (a person's answer, say). The results of other pure
+// and world calls ride along with the session's next commit (package agent).
+type Keeper interface {
+	Tool
+	KeepResult() bool
+}
+
+// Keeps reports whether t's results are made durable at once.
+func Keeps(t Tool) bool {
+	k, ok := t.(Keeper)
+	return ok && k.KeepResult()
+}
+
 // Registry is a set of tools by name.
 type Registry map[string]Tool
 

@@ -7,10 +7,16 @@ import (
 )
 
 func TestWriteFileReplacesAndLeavesNoTemp(t *testing.T) {
+	for name, write := range map[string]func(string, []byte, os.FileMode) error{"synced": WriteFile, "unsynced": WriteFileUnsynced} {
+		t.Run(name, func(t *testing.T) { testReplaces(t, write) })
+	}
+}
+
+func testReplaces(t *testing.T, write func(string, []byte, os.FileMode) error) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "lineage.json")
 	for _, content := range []string{"old", "new"} {
-		if err := WriteFile(p, []byte(content), 0o644); err != nil {
+		if err := write(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -76,6 +76,9 @@ func (s *Store) Commit(ctx context.Context, b store.Batch) error {
 		}
 	}
 	s.applyRuns(b)
+	for _, m := range b.Meta {
+		s.meta[m.Key] = m
+	}
 	for _, e := range b.Entries {
 		s.seq++
 		c := clone(e)
@@ -110,6 +113,11 @@ func checkBatch(b store.Batch) error {
 	for _, r := range b.Results {
 		if r.Run == "" || r.Step == "" {
 			return errors.New("commit result: run and step are required")
+		}
+	}
+	for _, m := range b.Meta {
+		if m.Key == "" {
+			return errors.New("put meta: key is required")
 		}
 	}
 	return nil

@@ -14,18 +14,26 @@ import (
 // PutMeta records m for m.Key, replacing what was there: meta describes a
 // session, it is not part of its history.
 func (d *DB) PutMeta(ctx context.Context, m store.Meta) error {
+	row, err := metaRow(m)
+	if err != nil {
+		return err
+	}
+	return d.write(ctx, "put meta "+m.Key, func(tx *sql.Tx) error {
+		_, err := tx.StmtContext(ctx, d.stmts.putMeta).ExecContext(ctx, row...)
+		return err
+	})
+}
+
+// metaRow is the putMeta statement's arguments for m.
+func metaRow(m store.Meta) ([]any, error) {
 	if m.Key == "" {
-		return errors.New("put meta: key is required")
+		return nil, errors.New("put meta: key is required")
 	}
 	body, err := json.Marshal(m)
 	if err != nil {
-		return fmt.Errorf("put meta %s: %w", m.Key, err)
+		return nil, fmt.Errorf("put meta %s: %w", m.Key, err)
 	}
-	return d.write(ctx, "put meta "+m.Key, func(tx *sql.Tx) error {
-		_, err := tx.StmtContext(ctx, d.stmts.putMeta).ExecContext(ctx,
-			m.Key, column(m.Created), column(time.Now()), string(body))
-		return err
-	})
+	return []any{m.Key, column(m.Created), column(time.Now()), string(body)}, nil
 }
 
 // Meta returns the metadata of key; ok is false if there is none.

@@ -45,11 +45,13 @@ type batchRows struct {
 	bind          []store.Binding
 	run           []any // nil: no run
 	results       [][]any
+	meta          [][]any
 	entries       [][]any
 }
 
 func (w *batchRows) entriesOnly() bool {
-	return w.archive == "" && w.wake == "" && len(w.bind) == 0 && w.run == nil && len(w.results) == 0
+	return w.archive == "" && w.wake == "" && len(w.bind) == 0 && w.run == nil && len(w.results) == 0 &&
+		len(w.meta) == 0
 }
 
 // encodeBatch checks a batch as store/mem does and encodes its records.
@@ -84,6 +86,13 @@ func encodeBatch(b store.Batch) (*batchRows, error) {
 			return nil, fmt.Errorf("commit result %s/%s: %w", r.Run, r.Step, err)
 		}
 		w.results = append(w.results, []any{r.Run, r.Step, body})
+	}
+	for _, m := range b.Meta {
+		row, err := metaRow(m)
+		if err != nil {
+			return nil, err
+		}
+		w.meta = append(w.meta, row)
 	}
 	return w, nil
 }
@@ -129,6 +138,11 @@ func (d *DB) applyRuns(ctx context.Context, tx *sql.Tx, w *batchRows) error {
 			if _, err := put.ExecContext(ctx, r...); err != nil {
 				return fmt.Errorf("put result %s/%s: %w", r[0], r[1], err)
 			}
+		}
+	}
+	for _, m := range w.meta {
+		if err := exec(d.stmts.putMeta, m...); err != nil {
+			return fmt.Errorf("put meta %s: %w", m[0], err)
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -117,5 +118,39 @@ func testSummary(t *testing.T, s store.Store) {
 	}
 	if _, ok, _ := s.Summary(ctx, "p"); ok {
 		t.Error("Summary(p) found a summary of a longer key")
+	}
+}
+
+// testCommitMeta: a batch's meta commits with its entries, all or none, and
+// the latest wins as with PutMeta.
+func testCommitMeta(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	m := store.Meta{Key: "p/s", Agent: "work", Model: "m1", Workspace: "/w", Created: t0}
+	stored := entry("p/r", 0)
+	mustAppend(t, s, stored)
+	refused := store.Batch{Meta: []store.Meta{m}, Entries: []store.Entry{entry("p/s", 0), stored}}
+	if err := s.Commit(ctx, refused); !errors.Is(err, store.ErrDuplicate) {
+		t.Fatalf("Commit with a stored uuid = %v, want ErrDuplicate", err)
+	}
+	if _, ok, err := s.Meta(ctx, "p/s"); ok || err != nil {
+		t.Fatalf("Meta after a refused batch: ok=%v err=%v, want false, nil", ok, err)
+	}
+	if err := s.Commit(ctx, store.Batch{Meta: []store.Meta{{Created: t0}}}); err == nil {
+		t.Error("Commit of a meta without a key = nil, want an error")
+	}
+	mustCommit(t, s, store.Batch{Meta: []store.Meta{m}, Entries: chain("p/s", 0, 2)})
+	got, ok, err := s.Meta(ctx, "p/s")
+	if err != nil || !ok {
+		t.Fatalf("Meta: ok=%v err=%v", ok, err)
+	}
+	if d := cmp.Diff(m, got, cmpOpts); d != "" {
+		t.Errorf("Meta mismatch (-want +got):\n%s", d)
+	}
+	diffEntries(t, "p/s", mustLoad(t, s, "p/s"), chain("p/s", 0, 2))
+	checkSessions(t, s, "p/", []string{"p/s"})
+	m.Model = "m2"
+	mustCommit(t, s, store.Batch{Meta: []store.Meta{m}})
+	if got, _, _ := s.Meta(ctx, "p/s"); got.Model != "m2" {
+		t.Errorf("Meta after a second commit has model %q, want m2", got.Model)
 	}
 }

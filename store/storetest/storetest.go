@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CommitEmpty", testCommitEmpty},
 		{"CommitInvalid", testCommitInvalid},
 		{"CommitCancelled", testCommitCancelled},
+		{"CommitMeta", testCommitMeta},
 		{"RunReadsCancelled", testRunReadsCancelled},
 	}
 	for _, tt := range tests {
