@@ -15,6 +15,7 @@ import (
 	"github.com/flower-run/flower/model/anthropic"
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/tool"
 )
 
@@ -47,13 +48,15 @@ func (f *fixture) runtime(extra ...tool.Tool) *agent.Runtime {
 // workspace, run dir and provider.
 func (f *fixture) runtimeWith(opts agent.Options) *agent.Runtime {
 	f.t.Helper()
-	opts.Workspace, opts.RunDir = f.ws, filepath.Join(f.ws, "runs")
+	opts.Workspace = f.ws
+	if opts.Store == nil {
+		opts.Store = openStore(f.t, f.ws) // a new handle, as a new process has
+	}
 	opts.Provider = anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: f.srv.URL})
 	rt, err := agent.New(opts)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	f.t.Cleanup(func() { rt.Close() })
 	return rt
 }
 
@@ -380,4 +383,16 @@ func TestTornSpillFileIsWrittenAgain(t *testing.T) {
 	if data, _ := os.ReadFile(matches[0]); !strings.Contains(string(data), "\n2999\n") {
 		t.Fatal("the torn spill file was not written again")
 	}
+}
+
+// openStore opens the workspace's store as flower does, closed when the
+// test ends.
+func openStore(t *testing.T, ws string) store.Store {
+	t.Helper()
+	s, err := sqlite.Open(filepath.Join(ws, "runs", "sessions.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }

@@ -33,12 +33,11 @@ func TestCrashChild(t *testing.T) {
 	if ws == "" {
 		t.Skip("run by TestRepeatedKillsRunACallAtMostTwice")
 	}
-	rt, err := agent.New(agent.Options{Workspace: ws, RunDir: filepath.Join(ws, "runs"),
+	rt, err := agent.New(agent.Options{Workspace: ws, Store: openStore(t, ws),
 		Provider: anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: os.Getenv(crashURLEnv)})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rt.Close()
 	res := rt.Run(context.Background(), agent.Spec{Name: "work", Model: "claude-sonnet-4-6"}, "",
 		agent.RunOptions{Resume: crashSession})
 	if !res.OK {
@@ -60,7 +59,7 @@ func TestRepeatedKillsRunACallAtMostTwice(t *testing.T) {
 		modeltest.Turn{Text: "done"},
 	))
 	defer srv.Close()
-	seed, err := agent.New(agent.Options{Workspace: ws, RunDir: filepath.Join(ws, "runs"), Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
+	seed, err := agent.New(agent.Options{Workspace: ws, Store: openStore(t, ws), Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +68,6 @@ func TestRepeatedKillsRunACallAtMostTwice(t *testing.T) {
 	if err := seed.Store().PutMeta(context.Background(), store.Meta{Key: key}); err != nil {
 		t.Fatal(err)
 	}
-	seed.Close()
 	for i := 0; i < 4; i++ { // the first run, then three wakes: each killed after the effect point
 		if err := crashChild(t, ws, srv.URL, "after-effect"); !killed(err) {
 			t.Fatalf("child %d was not killed: %v", i+1, err)
@@ -118,7 +116,7 @@ func TestKillAfterHandoffEntry(t *testing.T) {
 	ws := t.TempDir()
 	srv := modeltest.NewAnthropic(handoffModel)
 	defer srv.Close()
-	rt, err := agent.New(agent.Options{Workspace: ws, RunDir: filepath.Join(ws, "runs"),
+	rt, err := agent.New(agent.Options{Workspace: ws, Store: openStore(t, ws),
 		Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
 	if err != nil {
 		t.Fatal(err)
@@ -128,18 +126,16 @@ func TestKillAfterHandoffEntry(t *testing.T) {
 	if err := rt.Store().PutMeta(context.Background(), store.Meta{Key: key}); err != nil {
 		t.Fatal(err)
 	}
-	rt.Close()
 	if err := crashChild(t, ws, srv.URL, "after-handoff"); !killed(err) {
 		t.Fatalf("child was not killed: %v", err)
 	}
 	if err := crashChild(t, ws, srv.URL, ""); err != nil {
 		t.Fatalf("the wake failed: %v", err)
 	}
-	rt, err = agent.New(agent.Options{Workspace: ws, RunDir: filepath.Join(ws, "runs"), Provider: anthropic.New(anthropic.Config{})})
+	rt, err = agent.New(agent.Options{Workspace: ws, Store: openStore(t, ws), Provider: anthropic.New(anthropic.Config{})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rt.Close()
 	ctx := context.Background()
 	old, _ := rt.Store().Load(ctx, key)
 	succ := old[len(old)-1]

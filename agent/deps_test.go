@@ -7,7 +7,8 @@ import (
 )
 
 // TestAgentLinksNoYAMLParser: an embedder of the agent passes plain
-// resume.Policies; reading flower.yaml is the CLI's business (issue 9).
+// resume.Policies, and a store of its choosing; reading flower.yaml and
+// opening SQLite are the CLI's business (issue 9).
 func TestAgentLinksNoYAMLParser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
@@ -21,7 +22,8 @@ func TestAgentLinksNoYAMLParser(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		if dep == "github.com/flower-run/flower/config" || strings.Contains(dep, "go-yaml") {
+		if dep == "github.com/flower-run/flower/config" || strings.Contains(dep, "go-yaml") ||
+			dep == "github.com/flower-run/flower/store/sqlite" || dep == "modernc.org/sqlite" {
 			t.Errorf("agent depends on %s", dep)
 		}
 	}

@@ -15,20 +15,20 @@ import (
 	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
-	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/tool"
 )
 
 // Options build a Runtime (R2.2).
 type Options struct {
 	Workspace string         // the directory the agent works in (default: current directory)
-	RunDir    string         // durable state; default "./runs"
 	Provider  model.Provider // required
-	Store     store.Store    // default: SQLite at <RunDir>/sessions.db, closed by Close
-	Tools     []tool.Tool    // tools beyond the built-ins (or replacing them by name)
-	ToolEnv   *tool.Env      // built-in tool settings; default: confined to Workspace
-	Now       func() time.Time
-	NewID     func() string // session and entry ids; default: random UUIDs
+	// Store is required: the runtime never opens one, so an embedder
+	// chooses the backend (store/sqlite, a PostgreSQL one) and closes it.
+	Store   store.Store
+	Tools   []tool.Tool // tools beyond the built-ins (or replacing them by name)
+	ToolEnv *tool.Env   // built-in tool settings; default: confined to Workspace
+	Now     func() time.Time
+	NewID   func() string // session and entry ids; default: random UUIDs
 	// Retry governs failed model calls: its policy, clock and endpoint probe
 	// (R4.3). The zero value uses the default policy, the real clock and no
 	// probe; OnRetry is set by the runtime.
@@ -53,7 +53,6 @@ type Runtime struct {
 	workspace string
 	provider  model.Provider
 	store     store.Store
-	ownStore  bool
 	tools     tool.Registry
 	now       func() time.Time
 	newID     func() string
@@ -76,6 +75,9 @@ func New(opts Options) (*Runtime, error) {
 	if opts.Provider == nil {
 		return nil, errors.New("agent: no model provider")
 	}
+	if opts.Store == nil {
+		return nil, errors.New("agent: no store: open one (store/sqlite.Open) and pass it as Options.Store")
+	}
 	ws, err := workspace(opts.Workspace)
 	if err != nil {
 		return nil, err
@@ -87,12 +89,6 @@ func New(opts Options) (*Runtime, error) {
 	}
 	if r.newID == nil {
 		r.newID = uuid.NewString
-	}
-	if r.store == nil {
-		if r.store, err = openDefault(opts.RunDir); err != nil {
-			return nil, err
-		}
-		r.ownStore = true
 	}
 	r.tools = r.registry(opts)
 	return r, nil
@@ -112,13 +108,6 @@ func workspace(dir string) (string, error) {
 	return abs, nil
 }
 
-func openDefault(runDir string) (store.Store, error) {
-	if runDir == "" {
-		runDir = "runs"
-	}
-	return sqlite.Open(filepath.Join(runDir, "sessions.db"))
-}
-
 func (r *Runtime) registry(opts Options) tool.Registry {
 	env := tool.Env{Workspace: r.workspace}
 	if opts.ToolEnv != nil {
@@ -134,14 +123,6 @@ func (r *Runtime) Workspace() string { return r.workspace }
 
 // Store is the runtime's session store.
 func (r *Runtime) Store() store.Store { return r.store }
-
-// Close releases the store if the runtime opened it.
-func (r *Runtime) Close() error {
-	if r.ownStore {
-		return r.store.Close()
-	}
-	return nil
-}
 
 // TotalCost is the cost of every Run of this runtime so far, in USD.
 func (r *Runtime) TotalCost() float64 {

@@ -22,6 +22,7 @@ import (
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/resilience"
+	"github.com/flower-run/flower/store/sqlite"
 )
 
 // The oracle's limits (R6.5).
@@ -67,6 +68,7 @@ type Oracle struct {
 	// use rt and closed.
 	turn   chan struct{}
 	rt     *agent.Runtime // opened on the first question
+	store  *sqlite.DB     // rt's store, closed by Close
 	closed bool
 }
 
@@ -114,12 +116,9 @@ func (o *Oracle) Ask(ctx context.Context, question string) (string, error) {
 		return "", ErrClosed
 	}
 	if o.rt == nil {
-		rt, err := agent.New(agent.Options{Workspace: o.opts.Workspace, Provider: o.opts.Provider,
-			RunDir: filepath.Join(o.opts.RunDir, AsideDir), Retry: o.opts.Retry})
-		if err != nil {
+		if err := o.open(); err != nil {
 			return "", fmt.Errorf("oracle: %w", err)
 		}
-		o.rt = rt
 	}
 	spec := agent.Spec{Name: "oracle", Instructions: instructions, Tools: Tools,
 		MaxTurns: MaxTurns, MaxBudget: MaxBudget, Model: o.opts.Model}
@@ -133,16 +132,33 @@ func (o *Oracle) Ask(ctx context.Context, question string) (string, error) {
 	return res.Text, nil
 }
 
+// open builds the oracle's own runtime over its own store, apart from the
+// main run's (its sessions are no steps of the run).
+func (o *Oracle) open() error {
+	s, err := sqlite.Open(filepath.Join(o.opts.RunDir, AsideDir, "sessions.db"))
+	if err != nil {
+		return err
+	}
+	rt, err := agent.New(agent.Options{Workspace: o.opts.Workspace, Provider: o.opts.Provider,
+		Store: s, Retry: o.opts.Retry})
+	if err != nil {
+		s.Close()
+		return err
+	}
+	o.rt, o.store = rt, s
+	return nil
+}
+
 // Close waits for a question being answered, then releases the oracle's
 // store. Ask fails afterwards.
 func (o *Oracle) Close() error {
 	o.turn <- struct{}{}
 	defer func() { <-o.turn }()
 	o.closed = true
-	if o.rt == nil {
+	if o.store == nil {
 		return nil
 	}
-	return o.rt.Close()
+	return o.store.Close()
 }
 
 const instructions = `You are the oracle of flower. An agent is working on a long task; the person who gave it the task asks you a side question about it, such as "how far along are you?" or "why did it choose X?". The working agent does not see this conversation and does not stop for it.

@@ -191,12 +191,11 @@ func TestDriveFinishesThenStarts(t *testing.T) { // R3.1: a phrase after a cut r
 	if err != nil || p.Action != FinishThenStart {
 		t.Fatalf("Decide: %v, %v", p.Action, err)
 	}
-	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, RunDir: t.TempDir(),
+	rt, err := agent.New(agent.Options{Workspace: ws, Store: s,
 		Provider: anthropic.New(anthropic.Config{APIKey: "test", BaseURL: "http://127.0.0.1:1"})}) // never called: no steps
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rt.Close()
 	var calls []call
 	flow := func(task, said, phrase string) *workflow.Workflow {
 		calls = append(calls, call{task, said, phrase})

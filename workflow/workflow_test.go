@@ -14,6 +14,7 @@ import (
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/model/anthropic"
 	"github.com/flower-run/flower/model/modeltest"
+	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/tool"
 )
 
@@ -111,13 +112,17 @@ func (f *flowFixture) onRequest(hook func(r *modeltest.Request) bool) {
 // would build it.
 func (f *flowFixture) runtime() *agent.Runtime {
 	f.t.Helper()
-	rt, err := agent.New(agent.Options{Workspace: f.ws, RunDir: f.runDir,
+	s, err := sqlite.Open(filepath.Join(f.runDir, "sessions.db"))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { s.Close() })
+	rt, err := agent.New(agent.Options{Workspace: f.ws, Store: s,
 		Provider: anthropic.New(anthropic.Config{APIKey: "test", BaseURL: f.srv.URL}),
 		Tools:    []tool.Tool{VerdictTool{}}})
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	f.t.Cleanup(func() { rt.Close() })
 	return rt
 }
 

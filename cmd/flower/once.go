@@ -67,12 +67,16 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 		return err
 	}
 	defer b.release()
-	rt, err := agent.New(agent.Options{Workspace: g.workspace, RunDir: g.runDir, Provider: b.provider,
+	s, err := openStore(filepath.Join(g.runDir, storeFile))
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	defer s.Close()
+	rt, err := agent.New(agent.Options{Workspace: g.workspace, Store: s, Provider: b.provider,
 		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies()})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	defer rt.Close()
 	if f.resume != "" && !rt.HasSession(f.resume) {
 		return usageErr("no session %s for workspace %s in %s: check the id printed at the end of the earlier run, and -r / --workspace", f.resume, rt.Workspace(), filepath.Join(g.runDir, "sessions.db"))
 	}

@@ -113,7 +113,6 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	defer rt.Close()
 	line := banner(ws, st, s, cut)
 	fmt.Fprintln(out, line)
 	if !st.Waking && strings.TrimSpace(st.Brief) != "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/model/anthropic"
 	"github.com/flower-run/flower/model/modeltest"
+	"github.com/flower-run/flower/store/sqlite"
 )
 
 const token = "test-token-0123456789abcdef"
@@ -109,7 +110,12 @@ func (f *fixture) agentRun(respond modeltest.Responder, prompt string) (*agent.R
 	f.t.Helper()
 	srv := modeltest.NewAnthropic(respond)
 	f.t.Cleanup(srv.Close)
-	rt, err := agent.New(agent.Options{Workspace: f.ws, RunDir: filepath.Join(f.ws, "runs"), Tools: f.ch.Tools(),
+	s, err := sqlite.Open(filepath.Join(f.ws, "runs", "sessions.db"))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { s.Close() })
+	rt, err := agent.New(agent.Options{Workspace: f.ws, Store: s, Tools: f.ch.Tools(),
 		Provider: anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: srv.URL})})
 	if err != nil {
 		f.t.Fatal(err)
@@ -119,7 +125,6 @@ func (f *fixture) agentRun(respond modeltest.Responder, prompt string) (*agent.R
 		done <- rt.Run(context.Background(), agent.Spec{Name: "worker", Model: "claude-sonnet-4-6"}, prompt,
 			agent.RunOptions{Sink: f.events.Publish})
 	}()
-	f.t.Cleanup(func() { rt.Close() })
 	return rt, done
 }
 
