@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/flower-run/flower/workflow/starter"
 )
 
@@ -73,18 +75,16 @@ func readLine(in io.Reader) (string, error) {
 	}
 }
 
-// interactive reports whether both ends are a terminal.
+// interactive reports whether both ends are a terminal. A character
+// device is not enough: /dev/null is one, and a script that runs
+// flower <&- >/dev/null must not meet a prompt.
 func interactive(in io.Reader, out io.Writer) bool {
-	return isCharDevice(in) && isCharDevice(out)
+	return isTerminal(in) && isTerminal(out)
 }
 
-func isCharDevice(v any) bool {
+func isTerminal(v any) bool {
 	f, ok := v.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // hasHistory reports, reading only, whether the workspace has a thread a
