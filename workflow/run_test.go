@@ -2,14 +2,18 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/model/anthropic"
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/sqlite"
+	"github.com/flower-run/flower/tool"
 )
 
 // Issue 9: the run state is the store's. These tests read it back with a
@@ -187,5 +191,60 @@ func TestDeadlineLeavesTheRunInFlight(t *testing.T) { // issue 9 item 5
 	again := flow().Run(context.Background(), f.runtime(), Options{RunDir: f.runDir})
 	if !again.Passed || !again.Resumed || again.Run != r.ID {
 		t.Fatalf("the wake after the deadline: %+v, want run %s finished", again, r.ID)
+	}
+}
+
+// failBegin is a store that fails the commit that begins step, once: the
+// process "dies" between the end of the step before and that step's start.
+type failBegin struct {
+	store.Store
+	step   string
+	failed bool
+}
+
+func (s *failBegin) Commit(ctx context.Context, b store.Batch) error {
+	if b.Run != nil && b.Run.Step == s.step && !s.failed {
+		s.failed = true
+		return errors.New("test: the disk is gone")
+	}
+	return s.Store.Commit(ctx, b)
+}
+
+// TestNotContinuousRunFindsItsStepsAfterACrash: in a workflow that is not
+// continuous, a step that continues an earlier step of the same run
+// (ResumeFrom) finds that step's session when a later process finishes
+// the run: it is in the run's stored rows, not only in the memory of the
+// process that ran it.
+func TestNotContinuousRunFindsItsStepsAfterACrash(t *testing.T) { // issue 9, R3.5
+	f := newFlowFixture(t, nil)
+	flow := func() *Workflow {
+		b := testStep("b")
+		b.ResumeFrom = "a"
+		w := New(testStep("a"), b)
+		w.Continuous = false
+		return w
+	}
+	rt := f.runtime()
+	broken, err := agent.New(agent.Options{Workspace: f.ws, Store: &failBegin{Store: rt.Store(), step: "b"},
+		Provider: anthropic.New(anthropic.Config{APIKey: "test", BaseURL: f.srv.URL}), Tools: []tool.Tool{VerdictTool{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := flow().Run(context.Background(), broken, Options{RunDir: f.runDir}); out.Err == nil {
+		t.Fatalf("first run: %+v, want b's start to fail", out)
+	}
+	out := flow().Run(context.Background(), f.runtime(), Options{RunDir: f.runDir})
+	if !out.Passed || !out.Resumed {
+		t.Fatalf("the next process: %+v", out)
+	}
+	var b *modeltest.Request
+	for _, r := range f.srv.Requests() {
+		if stepNamed(r.System) == "b" {
+			b = r
+			break
+		}
+	}
+	if b == nil || len(b.Messages) < 3 {
+		t.Fatalf("step b started afresh: it must continue step a's session of the same run")
 	}
 }

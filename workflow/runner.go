@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/flower-run/flower/agent"
@@ -82,6 +83,9 @@ func (r *runner) prepare(ctx context.Context) error {
 		return err
 	}
 	r.validate()
+	if err := r.restoreRan(ctx); err != nil {
+		return err
+	}
 	// A crash may have come between a commit and its export.
 	r.exportLineage(ctx)
 	r.exportManifest(ctx)
@@ -120,6 +124,27 @@ func (r *runner) validate() {
 			r.warn(fmt.Sprintf("step %s's session %s is not in the store: that step starts a new session", step, id))
 		}
 	}
+}
+
+// restoreRan recovers, from the run's stored rows, the sessions its steps
+// ran in before the process that ran them ended: a later step that
+// continues an earlier one of the same run (ResumeFrom) finds it even in a
+// workflow that is not continuous, where the lineage does not count.
+func (r *runner) restoreRan(ctx context.Context) error {
+	if !r.resumed {
+		return nil
+	}
+	rows, err := r.st.Results(context.WithoutCancel(ctx), r.run.ID)
+	if err != nil {
+		return fmt.Errorf("read the rows of run %s: %w", r.run.ID, err)
+	}
+	for _, row := range rows {
+		step, _, _ := strings.Cut(row.Step, "#")
+		if row.SessionID != "" && !strings.Contains(step, "·") {
+			r.ran[step] = row.SessionID
+		}
+	}
+	return nil
 }
 
 func randHex() string {
