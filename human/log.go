@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flower-run/flower/internal/atomicfile"
+	"github.com/flower-run/flower/internal/failpoint"
 )
 
 // amendHeader opens the part of the brief that holds what the person said
@@ -124,8 +125,12 @@ func appendFile(path, text string) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", path, err)
 	}
+	failpoint.Durable("fsync " + filepath.Base(path) + " (append)")
 	if created {
-		return atomicfile.SyncDir(dir)
+		if err := atomicfile.SyncDir(dir); err != nil {
+			return err
+		}
+		failpoint.Durable("fsync dir of " + filepath.Base(path))
 	}
 	return nil
 }

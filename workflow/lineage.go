@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/flower-run/flower/internal/atomicfile"
+	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/store"
 )
 
@@ -24,14 +27,23 @@ func Archive(ctx context.Context, s store.Store, runDir, ws, into string, now ti
 	if err := os.MkdirAll(into, 0o755); err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
+	// A rename is durable once both directories are synced.
+	dirs := map[string]bool{into: true}
 	for _, p := range append([]string{filepath.Join(runDir, LineageFile)}, files...) {
 		err := os.Rename(p, filepath.Join(into, filepath.Base(p)))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("archive %s: %w", p, err)
 		}
+		dirs[filepath.Dir(p)] = err == nil || dirs[filepath.Dir(p)]
 	}
-	if err := atomicfile.SyncDir(into); err != nil {
-		return fmt.Errorf("archive: %w", err)
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) { // sorted: the failpoints count in a fixed order
+		if !dirs[dir] {
+			continue
+		}
+		if err := atomicfile.SyncDir(dir); err != nil {
+			return fmt.Errorf("archive: %w", err)
+		}
+		failpoint.Durable("fsync dir " + filepath.Base(dir) + " (archive)")
 	}
 	if _, err := DiscardAll(ctx, s, ws, now); err != nil {
 		return err
