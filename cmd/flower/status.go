@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/workflow"
 	"github.com/flower-run/flower/workflow/starter"
 )
@@ -53,6 +54,9 @@ func runStatus(g *globals, out io.Writer) error {
 		}
 		fmt.Fprintf(out, "run        %s in flight at step %s, %s\n", r.ID, dash(r.Row), how)
 	}
+	if s != nil {
+		lastRun(s, ws, out)
+	}
 	if st.Goal != "" {
 		fmt.Fprintf(out, "goal       %s\n", st.Goal)
 	}
@@ -66,4 +70,38 @@ func runStatus(g *globals, out io.Writer) error {
 		fmt.Fprintf(out, "step       %-8s session %s\n", n, st.Steps[n])
 	}
 	return nil
+}
+
+// lastRun prints how the newest finished run ended, with its cost and its
+// verdict (issue 11: status shows the verdict and the cost).
+func lastRun(s store.Store, ws string, out io.Writer) {
+	ctx := context.Background()
+	runs, err := s.Runs(ctx, ws)
+	if err != nil {
+		return
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := runs[i]
+		if r.Status == store.RunInFlight {
+			continue
+		}
+		rows, err := s.Results(ctx, r.ID)
+		if err != nil {
+			return
+		}
+		cost := 0.0
+		for _, row := range rows {
+			cost += row.CostUSD
+		}
+		fmt.Fprintf(out, "last run   %s %s · $%.4f\n", r.ID, status(r), cost)
+		if r.Findings != "" {
+			fmt.Fprintf(out, "verdict    %s\n", firstLineOf(r.Findings))
+		}
+		return
+	}
+}
+
+func firstLineOf(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
 }

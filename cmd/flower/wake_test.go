@@ -150,6 +150,7 @@ func TestStatusWritesNothing(t *testing.T) { // R3.6, SPEC §7 flower status
 	}
 	l := readLineage(t, f.dir)
 	for _, want := range []string{"wakes      1", "brief      confirmed", "goals      3 checks", "goal       Deliver: " + testTask,
+		"last run   " + newestRun(t, filepath.Join(f.dir, "runs")).ID + " passed · $", "verdict    cat out.txt printed: hi",
 		"step       work     session " + l.Steps["work"], "step       clarify  session " + l.Steps["clarify"]} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("status lacks %q:\n%s", want, r.stdout)
