@@ -127,6 +127,13 @@ func TestBadInputIsOneLine(t *testing.T) { // SPEC §7: one clear line, exit 2, 
 		{"not a store", nil, []string{"once", "--model", "demo", "-r", "bad", "x"}, 1, "sessions.db"},
 		{"show no store", nil, []string{"show", "-r", "none", "abc"}, 2, "no store"},
 		{"show unknown", nil, []string{"show", "abc"}, 2, "no session abc"},
+		// issue 10: limits that would silently do nothing
+		{"max turns 0", nil, []string{"--model", "demo", "--max-turns", "0", "x"}, 2, "--max-turns 0"},
+		{"budget NaN", nil, []string{"--model", "demo", "--budget", "NaN", "x"}, 2, "--budget NaN"},
+		{"budget negative", nil, []string{"once", "--model", "demo", "--budget", "-1", "x"}, 2, "--budget -1"},
+		{"rounds negative", nil, []string{"--model", "demo", "--rounds", "-5", "x"}, 2, "--rounds -5"},
+		{"rounds -1", nil, []string{"--model", "demo", "--rounds", "-1", "x"}, 2, "--rounds -1"},
+		{"budget, unknown prices", nil, []string{"--model", "openai/llama3.1", "--budget", "1", "x"}, 2, "prices of model \"llama3.1\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,6 +58,9 @@ next message boundary; a second Ctrl-C exits at once).`,
 }
 
 func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out io.Writer) error {
+	if err := checkLimits(g.model, f.maxTurns, f.budget); err != nil {
+		return err
+	}
 	cfg, err := config.Load(g.workspace)
 	if err != nil {
 		return usageErr("%v", err)

@@ -57,6 +57,12 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
+	if err := checkLimits(g.model, f.maxTurns, f.budget); err != nil {
+		return err
+	}
+	if err := checkRounds(f.rounds); err != nil {
+		return err
+	}
 	wo := wake.Options{Phrase: phrase, New: f.fresh, NoRestore: f.noRestore, RunID: f.runID}
 	if err := wake.Check(ws, hasRunDir(g.runDir), wo); err != nil {
 		return wakeErr(err, ws)

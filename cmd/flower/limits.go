@@ -1,0 +1,47 @@
+package main
+
+import (
+	"math"
+	"os"
+	"strings"
+
+	"github.com/flower-run/flower/model"
+)
+
+// checkLimits refuses limits that would silently do nothing or the wrong
+// thing (issue 10): a negative or NaN budget, a budget on a model whose
+// prices flower does not know (it could never be enforced), fewer than one
+// turn.
+func checkLimits(modelFlag string, maxTurns int, budget float64) error {
+	switch {
+	case maxTurns < 1:
+		return usageErr("--max-turns %d: a step needs at least 1 model response", maxTurns)
+	case math.IsNaN(budget) || math.IsInf(budget, 0) || budget < 0:
+		return usageErr("--budget %v: give USD as a number >= 0 (0: no limit)", budget)
+	}
+	name := modelName(modelFlag)
+	if _, known := model.Lookup(name); budget > 0 && !known && name != "demo" {
+		return usageErr("--budget: flower does not know the prices of model %q, so it cannot hold a budget: drop --budget, or use a model of its price table", name)
+	}
+	return nil
+}
+
+// modelName is the model chooseBackend would use, without starting it.
+func modelName(flag string) string {
+	name := flag
+	if name == "" {
+		name = os.Getenv("FLOWER_MODEL")
+	}
+	if name == "" {
+		name = defaultModel
+	}
+	return strings.TrimPrefix(name, "openai/")
+}
+
+// checkRounds refuses a negative --rounds.
+func checkRounds(rounds int) error {
+	if rounds < 0 {
+		return usageErr("--rounds %d: give 0 or more work rounds after a failed verdict", rounds)
+	}
+	return nil
+}
