@@ -48,11 +48,15 @@ from a Web page.
 Providers: ANTHROPIC_API_KEY (default, ANTHROPIC_BASE_URL honoured), or
 OPENAI_API_KEY / OPENAI_BASE_URL with an OpenAI model name or "openai/NAME"
 for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			phrase := strings.TrimSpace(strings.Join(args, " "))
+			if err := notACommand(cmd, phrase); err != nil {
+				return err
+			}
 			if f.reset {
 				return reset(cmd.Context(), g, f.yes, cmd.InOrStdin(), cmd.OutOrStdout())
 			}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// notACommand refuses a one-word task that looks like a mistyped command:
+// "flower stauts" must not run four steps and pay for them (issue 11). A
+// real one-word task is rare; the message says how to give one anyway.
+func notACommand(root *cobra.Command, phrase string) error {
+	word := strings.ToLower(phrase)
+	if word == "" || strings.ContainsAny(word, " \t\n") {
+		return nil
+	}
+	names := []string{"version", "help", "sessions"}
+	for _, c := range root.Commands() {
+		names = append(names, c.Name())
+	}
+	for _, name := range names {
+		if word == name || (len(word) > 3 && distance(word, name) <= 2) {
+			return usageErr("%q looks like a command, not a task (%s); to give flower a one-word task, say it in a sentence",
+				phrase, suggestion(name))
+		}
+	}
+	return nil
+}
+
+func suggestion(name string) string {
+	switch name {
+	case "version":
+		return "try flower --version"
+	case "help":
+		return "try flower --help"
+	case "sessions":
+		return "try flower ps --all (runs) or flower status (sessions)"
+	}
+	return "did you mean flower " + name + "?"
+}
+
+// distance is the Levenshtein distance of two short words.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// version is the module version flower was built from ("(devel)" for a
+// build of a checkout), with the VCS revision when the build recorded one.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}
