@@ -99,7 +99,7 @@ func TestDiscard(t *testing.T) { // R5.6
 	if err != nil || len(ids) != 1 || ids[0] != "run-2" {
 		t.Fatalf("DiscardAll = %v, %v", ids, err)
 	}
-	if r, _ := InFlight(ctx, s, ws); r != nil {
-		t.Fatalf("in flight after DiscardAll: %+v", r)
+	if runs, _ := List(ctx, s, t.TempDir(), ws, false); len(runs) != 0 {
+		t.Fatalf("in flight after DiscardAll: %+v", runs)
 	}
 }

@@ -57,9 +57,6 @@ func (r *runner) warn(text string) {
 	}
 }
 
-// ErrNoRun is returned when Options.RunID names no in-flight run.
-var ErrNoRun = resume.ErrNoRun
-
 // prepare picks the run this process drives (the cut one, or a new one)
 // and counts the wake, in one commit.
 func (r *runner) prepare(ctx context.Context) error {
@@ -102,16 +99,6 @@ func (r *runner) cutRun(ctx context.Context) (*store.Run, error) {
 	}
 	p, err := resume.PlanRuns(runs, r.opts.RunID, r.opts.NoRestore)
 	return p.Finish, err
-}
-
-// InFlight returns the newest in-flight run of a workspace, if any.
-func InFlight(ctx context.Context, s store.Store, ws string) (*store.Run, error) {
-	runs, err := s.Runs(ctx, ws)
-	if err != nil {
-		return nil, fmt.Errorf("read runs: %w", err)
-	}
-	p, _ := resume.PlanRuns(runs, "", false)
-	return p.Finish, nil
 }
 
 // validate drops, step by step, a lineage session the store no longer has:
