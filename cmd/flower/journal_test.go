@@ -2,12 +2,10 @@ package main
 
 import (
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/flower-run/flower/internal/failpoint"
-	"github.com/flower-run/flower/model/modeltest"
 )
 
 // Issue 9 item 9: the person's words survive a kill -9. An answer given
@@ -48,27 +46,11 @@ func TestNoteTypedBeforeAKillReachesTheAgent(t *testing.T) {
 	// The first request waits for the note, so that it is mail and not an
 	// answer; the kill comes with clarify's second request: the ask is
 	// answered, the inbox not yet read.
-	typed := make(chan struct{})
-	var once, typedOnce sync.Once
-	t.Cleanup(func() { typedOnce.Do(func() { close(typed) }) })
 	tr := newTrap("clarify", 2, syscall.SIGKILL)
-	srv.onRequest(func(r *modeltest.Request) {
-		if stepOf(r.System) == "clarify" {
-			once.Do(func() { <-typed })
-		}
-		tr.onRequest(r)
-	})
+	release := holdClarify(t, srv, tr.onRequest)
 	p := startFlower(t, dir, env, true, testTask)
 	tr.arm(p)
-	if _, err := p.stdin.Write([]byte("use tabs\n")); err != nil {
-		t.Fatal(err)
-	}
-	p.waitOutput("sent to the agent's inbox")
-	typedOnce.Do(func() { close(typed) })
-	p.waitOutput("? " + askQuestion)
-	if _, err := p.stdin.Write([]byte("1\n")); err != nil {
-		t.Fatal(err)
-	}
+	noteThenAnswer(t, p, release, "use tabs")
 	if p.wait(); p.signal() != syscall.SIGKILL {
 		t.Fatal("flower was not killed")
 	}

@@ -629,3 +629,38 @@ func newestRun(t *testing.T, runDir string) store.Run {
 	}
 	return runs[len(runs)-1]
 }
+
+// holdClarify holds clarify's first request until release is called, so
+// that a line typed meanwhile is mail, not the answer to the question that
+// follows; hook, when set, sees every request too. Call it after the fake
+// is made: release runs at cleanup, before the fake closes.
+func holdClarify(t *testing.T, srv *fake, hook func(*modeltest.Request)) (release func()) {
+	held := make(chan struct{})
+	var once, released sync.Once
+	release = func() { released.Do(func() { close(held) }) }
+	t.Cleanup(release)
+	srv.onRequest(func(r *modeltest.Request) {
+		if stepOf(r.System) == "clarify" {
+			once.Do(func() { <-held })
+		}
+		if hook != nil {
+			hook(r)
+		}
+	})
+	return release
+}
+
+// noteThenAnswer types note while clarify is held (it goes to the inbox),
+// releases clarify, and answers its question with option 1.
+func noteThenAnswer(t *testing.T, p *proc, release func(), note string) {
+	t.Helper()
+	if _, err := p.stdin.Write([]byte(note + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	p.waitOutput("sent to the agent's inbox")
+	release()
+	p.waitOutput("? " + askQuestion)
+	if _, err := p.stdin.Write([]byte("1\n")); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -618,25 +618,10 @@ func TestAnswerFromStdin(t *testing.T) { // R6.3, R6.6
 	srv, env := fakeModel(t)
 	// The ask comes only after the line typed first was taken: that line
 	// must go to the inbox, not answer the later question.
-	typed := make(chan struct{})
-	var once, typedOnce sync.Once
-	t.Cleanup(func() { typedOnce.Do(func() { close(typed) }) }) // before the server closes
-	srv.onRequest(func(r *modeltest.Request) {
-		if stepOf(r.System) == "clarify" {
-			once.Do(func() { <-typed })
-		}
-	})
+	release := holdClarify(t, srv, nil)
 	dir := t.TempDir()
 	p := startFlower(t, dir, env, true, testTask) // attended: the default timeout
-	if _, err := p.stdin.Write([]byte("use tabs\n")); err != nil {
-		t.Fatal(err)
-	}
-	p.waitOutput("sent to the agent's inbox")
-	typedOnce.Do(func() { close(typed) })
-	p.waitOutput("? " + askQuestion)
-	if _, err := p.stdin.Write([]byte("1\n")); err != nil {
-		t.Fatal(err)
-	}
+	noteThenAnswer(t, p, release, "use tabs")
 	r := p.wait()
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
