@@ -144,7 +144,7 @@ func (s *session) loop(ctx context.Context) error {
 			return nil
 		}
 		if s.spec.MaxBudget > 0 && s.res.Cost >= s.spec.MaxBudget {
-			return fmt.Errorf("%w: $%.4f of $%.2f", ErrBudget, s.res.Cost, s.spec.MaxBudget)
+			return fmt.Errorf("%w: %s of %s", ErrBudget, model.USD(s.res.Cost), model.USD(s.spec.MaxBudget))
 		}
 	}
 }

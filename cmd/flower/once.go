@@ -12,6 +12,7 @@ import (
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/front/term"
+	"github.com/flower-run/flower/model"
 )
 
 const onceInstructions = `You are flower, an agent that does software and writing tasks in the working directory with the tools you have.
@@ -89,7 +90,7 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	spec := agent.Spec{Name: "once", Instructions: onceInstructions, Model: b.model,
 		MaxTurns: f.maxTurns, MaxBudget: f.budget}
 	res := rt.Run(ctx, spec, prompt, agent.RunOptions{Resume: f.resume, Fork: f.fork, Sink: r.Render})
-	fmt.Fprintf(out, "\nsession %s · %d turns · $%.4f · context %s\n", res.SessionID, res.Turns, res.Cost, kilo(res.Context))
+	fmt.Fprintf(out, "\nsession %s · %d turns · %s · context %s\n", res.SessionID, res.Turns, model.USD(res.Cost), kilo(res.Context))
 	return onceExit(ctx, res)
 }
 

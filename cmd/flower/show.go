@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -52,7 +51,7 @@ func runShow(ctx context.Context, g *globals, id string, raw bool, out io.Writer
 		return usageErr("no session %s for workspace %s in %s", id, ws, path)
 	}
 	if raw {
-		enc := json.NewEncoder(out)
+		enc := plainEncoder(out)
 		for _, e := range entries {
 			if err := enc.Encode(e); err != nil {
 				return err
@@ -74,7 +73,7 @@ func printMessages(w io.Writer, msgs []model.Message) {
 			case *model.Thinking:
 				fmt.Fprintln(w, "(thinking) "+v.Thinking)
 			case *model.ToolUse:
-				fmt.Fprintf(w, "[%s] %s\n", v.Name, v.Input)
+				fmt.Fprintf(w, "[%s] %s\n", v.Name, plainJSON(v.Input))
 			case *model.ToolResult:
 				mark := "↳"
 				if v.IsError {

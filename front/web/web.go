@@ -24,8 +24,9 @@
 // subprotocol "bearer.<token>" next to "flower.v1" (a header, so the token
 // never lands in a URL or a log). No other route accepts a token in the
 // query. Errors are {"error": "one line"} with a 4xx or 5xx status: 401
-// without the right token, 400 for a malformed body or ask id, 413 for a
-// body over 64 KiB.
+// without the right token, 400 for a malformed body or ask id, 404 for an
+// ask id never issued, 413 for a body over 64 KiB. An answer that is the
+// number of one of the question's options picks that option.
 package web
 
 import (
@@ -278,6 +279,30 @@ func checkAskID(id string) error {
 	return nil
 }
 
+// checkAsk answers 400 for an id of the wrong form and 404 for one the
+// channel never issued, when it can tell (a settled ask is 200 ok:false).
+func (s *Server) checkAsk(w http.ResponseWriter, id string) bool {
+	if err := checkAskID(id); err != nil {
+		fail(w, http.StatusBadRequest, err.Error())
+		return false
+	}
+	if k, ok := s.opts.Channel.(interface{ Known(string) bool }); ok && !k.Known(id) {
+		fail(w, http.StatusNotFound, fmt.Sprintf("no ask %q: nothing was asked with that id (see GET /asks)", id))
+		return false
+	}
+	return true
+}
+
+// pick turns an option's number into the option, as the terminal does.
+func (s *Server) pick(id, text string) string {
+	for _, a := range s.opts.Channel.Pending() {
+		if a.ID == id {
+			return a.Pick(text)
+		}
+	}
+	return text
+}
+
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		ID   string `json:"id"`
@@ -286,11 +311,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &in) {
 		return
 	}
-	if err := checkAskID(in.ID); err != nil {
-		fail(w, http.StatusBadRequest, err.Error())
+	if !s.checkAsk(w, in.ID) {
 		return
 	}
-	reply(w, map[string]bool{"ok": s.opts.Channel.Answer(in.ID, in.Text)})
+	reply(w, map[string]bool{"ok": s.opts.Channel.Answer(in.ID, s.pick(in.ID, in.Text))})
 }
 
 func (s *Server) decline(w http.ResponseWriter, r *http.Request) {
@@ -301,8 +325,7 @@ func (s *Server) decline(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &in) {
 		return
 	}
-	if err := checkAskID(in.ID); err != nil {
-		fail(w, http.StatusBadRequest, err.Error())
+	if !s.checkAsk(w, in.ID) {
 		return
 	}
 	reply(w, map[string]bool{"ok": s.opts.Channel.Decline(in.ID, in.Reason)})
