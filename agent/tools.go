@@ -155,6 +155,9 @@ func (s *session) runTool(ctx context.Context, u *model.ToolUse) (op store.Op, e
 		return op, nil
 	}
 	op.Class = t.Class().String()
+	if t.Class() == tool.Effect {
+		ctx = effectContext(ctx) // an interrupt waits for it to finish
+	}
 	res, err := safeRun(withCall(ctx, callInfo{id: u.ID, s: s}), t, u)
 	switch {
 	case errors.Is(err, ErrDiscarded):

@@ -81,7 +81,7 @@ func terminal(out io.Writer, stdin io.Reader) frontEnd {
 			return false
 		}
 		noting.Store(true)
-		fmt.Fprintln(w, "\nflower: interrupting. Type a note for the agent and press Enter to continue with it, or Enter alone to stop. (Ctrl-C again exits now; in-flight subagent work is lost.)")
+		fmt.Fprintln(w, "\nflower: interrupting. Type a note for the agent and press Enter to continue with it, or Enter alone to stop. It stops after the current tool, which is never killed. (Ctrl-C again exits at once, cutting the tool.)")
 		return true
 	}
 	return fe

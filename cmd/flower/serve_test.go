@@ -330,7 +330,7 @@ func TestServeCtrlCStopsLikeTheTerminal(t *testing.T) {
 	if code := s.wait(); code != exitInterrupted {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, s.stdout, s.stderr)
 	}
-	if errs := s.stderr.String(); !strings.Contains(errs, "next message boundary") || !strings.Contains(errs, "subagent work is lost") {
+	if errs := s.stderr.String(); !strings.Contains(errs, "stopping after the current tool") || !strings.Contains(errs, "Ctrl-C again exits at once") {
 		t.Errorf("stderr:\n%s", errs)
 	}
 }

@@ -36,7 +36,7 @@ func interruptible(ctx context.Context, rt *agent.Runtime, w io.Writer, first fu
 					cancel(workflow.ErrKilledBySignal)
 				case n == 1 && first != nil && first(rt, w):
 				case n == 1:
-					fmt.Fprintln(w, "\nflower: stopping at the next message boundary (Ctrl-C again to exit now; in-flight subagent work is lost)")
+					fmt.Fprintln(w, "\nflower: stopping after the current tool (a model answer streaming is cut now, its tokens are paid); Ctrl-C again exits at once, cutting the tool")
 					rt.Interrupt("")
 				default:
 					cancel(context.Canceled)

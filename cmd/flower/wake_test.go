@@ -766,7 +766,7 @@ func TestCtrlCStopsAtABoundary(t *testing.T) { // R2.8, R3.7
 	p := startFlower(t, dir, env, false, args(testTask)...)
 	tr.arm(p)
 	first := p.wait()
-	if first.code != exitInterrupted || !strings.Contains(first.stderr, "stopping at the next message boundary") {
+	if first.code != exitInterrupted || !strings.Contains(first.stderr, "stopping after the current tool") {
 		t.Fatalf("Ctrl-C: exit %d\n%s%s", first.code, first.stdout, first.stderr)
 	}
 	l := readLineage(t, dir)
