@@ -120,7 +120,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	line := banner(ws, st, s, cut)
+	line := banner(ws, st, s, cut) + "  · " + b.describe()
 	fmt.Fprintln(out, line)
 	if !st.Waking && strings.TrimSpace(st.Brief) != "" {
 		fmt.Fprintf(out, "note: ignored %s: it lacks its four sections (%s)\n", starter.BriefPath, strings.Join(starter.BriefSections, ", "))
