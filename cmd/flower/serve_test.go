@@ -248,6 +248,8 @@ func (c *client) events(ctx context.Context, stop func(kind string, payload map[
 	}
 }
 
+var runEnded = regexp.MustCompile(`flower: the run ended; the page stays up`)
+
 func asked(kind string, p map[string]any) bool { return kind == "ask" && p["state"] == "asked" }
 
 func bounded(t *testing.T) context.Context {
@@ -298,6 +300,14 @@ func TestServeRunsTheWorkflowSteeredOverHTTP(t *testing.T) {
 	if code, body = c.do("POST", "/answer", `{"id":"q1","text":"blue"}`, c.token); code != http.StatusOK || !strings.Contains(body, `"ok":true`) {
 		t.Fatalf("POST /answer: %d %s", code, body)
 	}
+	// The run ends; the server stays up with the whole history and the
+	// verdict, until Ctrl-C (issue 11).
+	s.waitOutput(runEnded)
+	if code, body := c.do("GET", "/events", "", c.token); code != http.StatusOK ||
+		!strings.Contains(body, `"ended":true`) || !strings.Contains(body, `"ok":true`) || !strings.Contains(body, `"banner":true`) {
+		t.Errorf("GET /events after the run: %d %s", code, body)
+	}
+	s.cmd.Process.Signal(os.Interrupt)
 	if code := s.wait(); code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, s.stdout, s.stderr)
 	}
@@ -326,6 +336,8 @@ func TestServeCtrlCStopsLikeTheTerminal(t *testing.T) {
 	m := s.waitOutput(servedURL)
 	c := &client{t: t, base: m[1], token: m[2]}
 	c.events(bounded(t), asked)
+	s.cmd.Process.Signal(os.Interrupt)
+	s.waitOutput(runEnded) // the page stays up; Ctrl-C again exits as the run ended
 	s.cmd.Process.Signal(os.Interrupt)
 	if code := s.wait(); code != exitInterrupted {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, s.stdout, s.stderr)

@@ -11,6 +11,7 @@
 //	POST /send    {text}         {"ok": true}   mail to the agent's inbox
 //	POST /interrupt {text}       {"ok": true}   stop at the next message boundary
 //	POST /oracle  {question}     {"answer": string}
+//	POST /wake    {text}         {"ok": true}   after the run ended: the next wake (text: a phrase; empty: continue); 409 while a run goes on
 //	GET  /ws?after=N         WebSocket: messages shaped like GET /events
 //	GET  /?token=T           the page
 //
@@ -76,7 +77,14 @@ type Options struct {
 	Oracle func(ctx context.Context, question string) (string, error)
 	// Now is the clock for waited_s; nil is time.Now.
 	Now func() time.Time
+	// Wake starts the next wake with text (empty: continue) once the run
+	// has ended (flower serve stays up after it, issue 11); an error says
+	// why not (ErrBusy: a run is going on). Nil: POST /wake is 501.
+	Wake func(text string) error
 }
+
+// ErrBusy is Wake's error while a run is going on: POST /wake is then 409.
+var ErrBusy = errors.New("a run is going on: interrupt it first, or wait for it to end")
 
 // Server serves the API, the WebSocket and the page.
 type Server struct {
@@ -112,6 +120,7 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("POST /interrupt", s.interrupt)
 	s.mux.HandleFunc("POST /oracle", s.oracle)
 	s.mux.HandleFunc("GET /ws", s.websocket)
+	s.mux.HandleFunc("POST /wake", s.wake)
 	return s, nil
 }
 
@@ -359,6 +368,28 @@ func (s *Server) interrupt(w http.ResponseWriter, r *http.Request) {
 	}
 	s.opts.Interrupt(strings.TrimSpace(in.Text))
 	reply(w, map[string]bool{"ok": true})
+}
+
+// wake starts the next wake once the run has ended.
+func (s *Server) wake(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Text string `json:"text"`
+	}
+	if !decode(w, r, &in) {
+		return
+	}
+	if s.opts.Wake == nil {
+		fail(w, http.StatusNotImplemented, "this server cannot start another wake")
+		return
+	}
+	switch err := s.opts.Wake(strings.TrimSpace(in.Text)); {
+	case errors.Is(err, ErrBusy):
+		fail(w, http.StatusConflict, err.Error())
+	case err != nil:
+		fail(w, http.StatusBadRequest, oneLine(err.Error()))
+	default:
+		reply(w, map[string]bool{"ok": true})
+	}
 }
 
 func (s *Server) oracle(w http.ResponseWriter, r *http.Request) {
