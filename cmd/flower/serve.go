@@ -42,9 +42,14 @@ the page's address, with a token that every request must carry:
 
 The same token as "Authorization: Bearer <token>" opens the JSON API:
 GET /events?after=N, GET /asks, POST /answer {id,text}, /decline {id,reason},
-/send {text}, /interrupt {text}, /oracle {question}. FLOWER_TOKEN sets the
-token; otherwise a new one is made each time. The server listens on
-loopback only, unless --allow-remote. Ctrl-C works as in the terminal.`,
+/send {text}, /interrupt {text}, /oracle {question}, /wake {text}. FLOWER_TOKEN
+sets the token; otherwise a new one is made each time. The server listens on
+loopback only, unless --allow-remote. Ctrl-C works as in the terminal.
+
+When the run ends the server stays up: the page keeps the whole history
+and the verdict, and starts the next wake (a phrase, or empty to continue)
+until Ctrl-C, which exits as the last wake did. Unattended (--timeout 0) it
+exits when the run ends.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			token, err := web.Token(os.Getenv)

@@ -418,3 +418,39 @@ func TestTerminalOracleLine(t *testing.T) {
 		t.Errorf("no aside store: %v", err)
 	}
 }
+
+// With --model demo the run ends in a moment, and the page can still open:
+// the server stays up with the history and the verdict, and the page
+// starts the next wake with a phrase; Ctrl-C then exits as the last wake
+// did (issue 11).
+func TestServeStaysUpAndStartsTheNextWake(t *testing.T) {
+	dir := t.TempDir()
+	s := startServing(t, dir, nil, "serve", "--model", "demo", "write a greeting file")
+	m := s.waitOutput(servedURL)
+	c := &client{t: t, base: m[1], token: m[2]}
+	s.waitOutput(runEnded)
+	if code, body := c.do("GET", "/?token="+c.token, "", ""); code != http.StatusOK || !strings.Contains(body, "The run has ended") {
+		t.Fatalf("the page after the run: %d", code)
+	}
+	code, body := c.do("GET", "/events", "", c.token)
+	if code != http.StatusOK || !strings.Contains(body, `"ended":true`) || !strings.Contains(body, `"kind":"result"`) {
+		t.Fatalf("GET /events after the run: %d %s", code, body)
+	}
+	if code, body := c.do("POST", "/wake", `{"text":"also say goodbye"}`, c.token); code != http.StatusOK {
+		t.Fatalf("POST /wake: %d %s", code, body)
+	}
+	twice := regexp.MustCompile(`(?s)the page stays up.*the page stays up`)
+	s.waitOutput(twice)
+	brief, _ := os.ReadFile(filepath.Join(dir, ".flower", "notes", "brief.md"))
+	if !strings.Contains(string(brief), "also say goodbye") {
+		t.Errorf("the next wake's phrase is not in the brief:\n%s", brief)
+	}
+	_, body = c.do("GET", "/events", "", c.token)
+	if n := strings.Count(body, `"banner":true`); n != 2 {
+		t.Errorf("%d banners in the history, want one per wake", n)
+	}
+	s.cmd.Process.Signal(os.Interrupt)
+	if code := s.wait(); code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, s.stdout, s.stderr)
+	}
+}

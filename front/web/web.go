@@ -19,12 +19,13 @@
 // the client missed events that are no longer kept (its after is older than
 // the window, or from a server that has since restarted).
 //
-// Every request needs "Authorization: Bearer <token>". Browsers cannot set
-// that header on two requests, so those two take the token another way: the
-// page (GET /) in its query, as printed at start, and the WebSocket as a
-// subprotocol "bearer.<token>" next to "flower.v1" (a header, so the token
-// never lands in a URL or a log). No other route accepts a token in the
-// query. Errors are {"error": "one line"} with a 4xx or 5xx status: 401
+// Every request needs "Authorization: Bearer <token>", except the page
+// (GET /), which holds no data of the run: it is opened with the token in
+// its query, as printed at start, keeps it in the tab's sessionStorage and
+// takes it out of the address bar, so a reload works (a wrong token in the
+// query is still refused). The WebSocket takes the token as a subprotocol
+// "bearer.<token>" next to "flower.v1" (a header, so the token never lands
+// in a URL or a log). No other route accepts a token in the query. Errors are {"error": "one line"} with a 4xx or 5xx status: 401
 // without the right token, 400 for a malformed body or ask id, 404 for an
 // ask id never issued, 413 for a body over 64 KiB. An answer that is the
 // number of one of the question's options picks that option.
