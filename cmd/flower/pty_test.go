@@ -79,3 +79,35 @@ func wait(ctx context.Context, ch <-chan struct{}) {
 	case <-ctx.Done():
 	}
 }
+
+// On a terminal that takes no escapes (TERM=dumb), or with NO_COLOR, the
+// output is plain lines: no colour, no spinner (issue 11).
+func TestTerminalPlainWhenAskedTo(t *testing.T) {
+	t.Parallel()
+	for _, env := range []string{"TERM=dumb", "NO_COLOR=1"} {
+		t.Run(env, func(t *testing.T) {
+			_, fenv := fakeModelWith(t, func(r *modeltest.Request) modeltest.Turn {
+				if r.N > 1 {
+					return modeltest.Turn{Fault: &modeltest.Fault{Status: 400, Message: "test: one answer only"}}
+				}
+				return modeltest.Turn{Text: "A plain answer."}
+			})
+			cmd := exec.Command(flowerBin, "--timeout", "0", "write a greeting file")
+			cmd.Dir = t.TempDir()
+			cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + cmd.Dir, "TERM=xterm", env}, fenv...)
+			tty, err := pty.Start(cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, done := newWatched(), make(chan struct{})
+			go func() { io.Copy(out, tty); close(done) }()
+			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait(); tty.Close(); <-done })
+			cmd.Wait() // the second request fails: flower ends
+			<-done
+			got := out.String()
+			if !strings.Contains(got, "A plain answer.") || strings.Contains(got, "\x1b[") || strings.Contains(got, "waiting on the model") {
+				t.Errorf("output with %s:\n%q", env, got)
+			}
+		})
+	}
+}
