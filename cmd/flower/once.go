@@ -89,7 +89,13 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	r := term.NewRenderer(out)
 	spec := agent.Spec{Name: "once", Instructions: onceInstructions, Model: b.model,
 		MaxTurns: f.maxTurns, MaxBudget: f.budget}
+	r.Begin("once") // the spinner runs from the first model call (issue 11)
+	spinCtx, stopSpin := context.WithCancel(ctx)
+	spun := make(chan struct{})
+	go func() { defer close(spun); r.Spin(spinCtx, spinEvery) }()
 	res := rt.Run(ctx, spec, prompt, agent.RunOptions{Resume: f.resume, Fork: f.fork, Sink: r.Render})
+	stopSpin()
+	<-spun
 	fmt.Fprintf(out, "\nsession %s · %d turns · %s · context %s\n", res.SessionID, res.Turns, model.USD(res.Cost), kilo(res.Context))
 	return onceExit(ctx, res)
 }

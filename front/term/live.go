@@ -216,6 +216,16 @@ func (r *Renderer) Spin(ctx context.Context, every time.Duration) {
 	}
 }
 
+// Begin starts the spinner for an agent run without workflow steps (flower
+// once): waiting on the model, from now.
+func (r *Renderer) Begin(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := &r.live
+	l.active, l.step, l.phase, l.began = true, name, "waiting on the model", l.now()
+	r.redraw()
+}
+
 // Stopping makes the spinner say that an interrupt waits for the current
 // tool, until the interrupt takes effect.
 func (r *Renderer) Stopping() {

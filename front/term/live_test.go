@@ -89,3 +89,22 @@ func TestPlainLines(t *testing.T) {
 		}
 	}
 }
+
+// flower once has no steps: Begin starts the spinner, the result stops it.
+func TestBeginSpinsUntilTheResult(t *testing.T) {
+	var b bytes.Buffer
+	c := &clock{t: time.Unix(0, 0)}
+	r := NewRendererWith(&b, Style{Stream: true, Fancy: true, Now: c.now})
+	r.Begin("once")
+	c.t = c.t.Add(3 * time.Second)
+	r.Tick()
+	if !strings.Contains(b.String(), "once · 3s") {
+		t.Fatalf("spinner %q", b.String())
+	}
+	r.Render(event.Event{Kind: event.Result})
+	b.Reset()
+	r.Tick()
+	if b.Len() != 0 {
+		t.Errorf("spinner after the result: %q", b.String())
+	}
+}
