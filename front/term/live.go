@@ -138,6 +138,9 @@ func (l *live) track(e event.Event, sub bool) {
 		}
 	case event.Interrupt:
 		l.stopping = false
+		if !sub { // a cut answer's text is owed no whole event
+			l.text, l.reason, l.est = "", "", 0
+		}
 	case event.Result:
 		if !sub {
 			l.active, l.text, l.reason, l.est = false, "", "", 0

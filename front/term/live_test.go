@@ -108,3 +108,18 @@ func TestBeginSpinsUntilTheResult(t *testing.T) {
 		t.Errorf("spinner after the result: %q", b.String())
 	}
 }
+
+// An answer cut by an interrupt stays as it was streamed; the next
+// answer is printed once (issue 11).
+func TestCutAnswerThenTheNext(t *testing.T) {
+	var b bytes.Buffer
+	r := NewRendererWith(&b, Style{Stream: true})
+	r.Render(event.Event{Kind: event.Delta, Text: "a long ans"})
+	r.Render(event.Event{Kind: event.Interrupt, Text: "shorter", Payload: map[string]any{"model_cut": true}})
+	r.Render(event.Event{Kind: event.Delta, Text: "Short."})
+	r.Render(event.Event{Kind: event.Text, Text: "Short."})
+	want := "a long ans\n  interrupted: continuing with your note (the model's answer was cut; its tokens so far are paid)\nShort.\n"
+	if b.String() != want {
+		t.Errorf("got %q\nwant %q", b.String(), want)
+	}
+}
