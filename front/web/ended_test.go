@@ -49,6 +49,7 @@ func TestPageOutlivesTheRunInARealBrowser(t *testing.T) {
 		chromedp.WaitNotPresent(chromedp.CSS(`.ev.live`)),
 		chromedp.WaitVisible(chromedp.CSS(`#next`)),
 		chromedp.WaitVisible(chromedp.Search(`//div[contains(@class,"ev done") and contains(., "$0.0042")]`)),
+		chromedp.WaitVisible(chromedp.Search(`//span[@id="fact-step-cost" and .="$0.0042"]`)),
 	); err != nil {
 		t.Fatalf("the page after the run: %v", err)
 	}

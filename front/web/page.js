@@ -44,14 +44,17 @@
 
   // ---- the banner facts, from the events --------------------------------
 
-  const facts = { wake: null, step: null, context: 0, window: 0, cost: 0 };
+  const facts = { wake: null, step: null, context: 0, window: 0, cost: 0, stepCost: 0 };
+
+  function usd(x) { return '$' + (x > 0 && x < 0.01 ? x.toPrecision(4).replace(/0+$/, '') : x.toFixed(x < 1 ? 4 : 2)); }
 
   function kilo(n) { return n < 1000 ? String(n) : (n / 1000).toFixed(1) + 'K'; }
 
   function renderFacts() {
     $('fact-wake').textContent = facts.wake ? String(facts.wake) : '—';
     $('fact-step').textContent = facts.step || '—';
-    $('fact-cost').textContent = '$' + facts.cost.toFixed(facts.cost < 1 ? 4 : 2);
+    $('fact-cost').textContent = usd(facts.cost);
+    $('fact-step-cost').textContent = facts.step ? usd(facts.stepCost) : '—';
     if (facts.context > 0) {
       let t = kilo(facts.context);
       const fill = $('fact-meter');
@@ -78,12 +81,13 @@
       if (p.workspace) $('workspace').textContent = p.workspace;
     } else if (e.kind === 'step') {
       facts.step = e.text.replace(/^[─\s]+/, '');
+      facts.stepCost = 0;
     }
     if (!p.subagent && typeof p.context === 'number' && p.context > 0) {
       facts.context = p.context;
       if (p.window) facts.window = p.window;
     }
-    if (e.kind === 'usage' && typeof p.cost === 'number') facts.cost += p.cost;
+    if (e.kind === 'usage' && typeof p.cost === 'number') { facts.cost += p.cost; facts.stepCost += p.cost; }
   }
 
   // ---- the stream -------------------------------------------------------
@@ -136,7 +140,7 @@
       case 'reset': return el('div', 'ev meta', '— ' + (e.text || 'context boundary') + ' —');
       case 'result': {
         const ok = p.ok !== false;
-        const cost = typeof p.cost === 'number' ? ' · $' + p.cost.toFixed(4) : '';
+        const cost = typeof p.cost === 'number' ? ' · ' + usd(p.cost) : '';
         const turns = p.turns ? ' · ' + p.turns + ' turns' : '';
         const head = (ok ? '✓ ' : '✗ ') + (p.step ? p.step + ' ' : 'agent ') + (ok ? 'finished' : 'stopped: ' + (p.error || 'failed'));
         return el('div', 'ev done' + (ok ? '' : ' failed'), head + turns + cost);
