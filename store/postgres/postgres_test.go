@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
