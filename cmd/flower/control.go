@@ -85,6 +85,13 @@ func readStore(g *globals) (ws string, s store.Store, err error) {
 	if err != nil {
 		return "", nil, usageErr("--workspace: %v", err)
 	}
+	if u, err := g.storeURL(); err != nil || u != "" {
+		if err != nil {
+			return "", nil, err
+		}
+		s, err = readRemote(context.Background(), u)
+		return ws, s, err
+	}
 	path := filepath.Join(g.runDir, storeFile)
 	if _, err := os.Stat(path); err != nil {
 		return ws, nil, nil
@@ -229,14 +236,14 @@ func reset(ctx context.Context, g *globals, yes bool, in io.Reader, out io.Write
 // discardInFlight abandons the runs in flight of the workspace, after
 // importing an older flower's run state so that its cut run goes too.
 func discardInFlight(ctx context.Context, g *globals, out io.Writer) error {
-	if !hasRunDir(g.runDir) {
+	if !g.hasStore() {
 		return nil
 	}
 	ws, err := filepath.Abs(g.workspace)
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
-	s, err := openRunDir(ctx, g.runDir, ws, out)
+	s, err := openRunDir(ctx, g, ws, out)
 	if err != nil {
 		return err
 	}
