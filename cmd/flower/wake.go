@@ -72,16 +72,11 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	}
 	// Take the run dir before touching the thread: a process refused here
 	// must not have archived or amended another's brief.
-	unlock, err := workflow.Lock(g.runDir, time.Now())
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	defer unlock()
-	s, err := openRunDir(ctx, g, ws, out)
+	s, release, err := g.drive(ctx, ws, out)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer release()
 	plan, err := wake.Prepare(ctx, s, g.runDir, ws, wo, time.Now())
 	if err != nil {
 		return wakeErr(err, ws)

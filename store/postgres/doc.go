@@ -48,3 +48,42 @@
 // identities, which PostgreSQL hands out in insert order but may leave gaps
 // in (a rolled-back insert uses its number up): seqs only order.
 package postgres
+
+// # Leases and failover
+//
+// The driver of a workspace's runs holds a session-level advisory lock
+// (pg_try_advisory_lock on a hash of the schema and the workspace), taken
+// on a connection taken out of the pool for good, and writes everything
+// through that connection (Lease.Store): a process that lost the
+// connection lost the lock and the ability to commit together, so a
+// stale driver can never write over its successor (fencing). A second
+// driver is refused at once with a *BusyError naming the holder, as the run
+// dir's file lock refuses one. The lease is per workspace, not per run:
+// a workspace's runs share its files and its thread (lineage), so two of
+// its runs must not be driven at once anyway. The leases table (name,
+// host, pid, backend, since, heartbeat) describes holders for people;
+// Holders reports each as live when its backend still holds the lock
+// (pg_locks), and the holder stamps heartbeat every HeartbeatEvery (5 s).
+//
+// Failover time, the time from a driver's death to another's taking its
+// workspace, depends on how the driver died:
+//
+//   - its process died (crash, SIGKILL, OOM): the kernel closes the
+//     socket, the server ends the session and frees the lock at once;
+//     another worker can take it on its next claim;
+//   - an operator ran pg_terminate_backend(backend) (Lease.Backend, or
+//     leases.backend): the lock is freed as the backend exits, at once;
+//     the old driver's next write fails and Lease.Lost closes;
+//   - its machine or network vanished: the server notices only through
+//     TCP. flower asks for keepalive probes after 10 s idle, every 5 s,
+//     3 of them (tcp_keepalives_idle/interval/count, set per connection
+//     unless the URL sets them), so the lock is freed about 25 s after the
+//     last packet. Lower them in the URL (?tcp_keepalives_idle=5&...)
+//     for a faster failover at the cost of more false ones on a flaky
+//     network. Over a Unix socket there is no keepalive, and no vanishing
+//     machine either.
+//
+// A driver cut off from the database cannot commit, so it runs at most
+// the one tool call whose intent it had already committed: that op is
+// ambiguous and its successor resolves it by the workspace's resume
+// policy (R5.7), as after any crash.

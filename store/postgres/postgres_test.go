@@ -15,6 +15,8 @@ import (
 	"github.com/flower-run/flower/store/storetest"
 )
 
+var storetestRun = storetest.Run
+
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
 		return openNew(t)
