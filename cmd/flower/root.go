@@ -82,5 +82,6 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	fl.BoolVar(&f.reset, "reset", false, "abandon the runs in flight (after confirmation) and move an incompatible store aside")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "with --reset: do not ask for confirmation")
 	root.AddCommand(newOnce(g), newShow(g), newStatus(g), newPs(g), newDiscard(g), newServe(g, f, fl))
+	root.AddCommand(newSubmit(g), newWorker(g)) // worker.go (issue 14)
 	return root
 }

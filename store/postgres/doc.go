@@ -29,7 +29,8 @@
 //
 //	flower_schema (version integer)            one row: store.SchemaVersion
 //	entries   (seq bigint identity PK, key, uuid UNIQUE, parent, kind,
-//	           time, body bytea)               append-only
+//	           time, body bytea, backend)      append-only; backend: the
+//	                                           writer's pg_backend_pid()
 //	          INDEX (key, seq), (key, kind, seq)
 //	meta      (key PK, created, updated, body) JSON of the Meta; upserted
 //	summaries (id bigint identity PK, key, text, time)   append-only

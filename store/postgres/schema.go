@@ -28,7 +28,10 @@ var migrations = [][]string{
 		parent text COLLATE "C",
 		kind   text COLLATE "C" NOT NULL,
 		time   text COLLATE "C" NOT NULL,
-		body   bytea NOT NULL
+		body   bytea NOT NULL,
+		-- the server process that wrote the entry: with leases.backend,
+		-- evidence of which driver wrote what (no two at once)
+		backend integer NOT NULL DEFAULT pg_backend_pid()
 	)`,
 		`CREATE INDEX entries_key_seq ON entries(key, seq)`,
 		`CREATE TABLE meta (
