@@ -239,3 +239,53 @@ func checkOneDriver(t *testing.T, url, ws string) {
 		}
 	}
 }
+
+// TestWorkerMissingWorkspace: a worker that does not see a run's
+// workspace says so in one line and leaves the run queued for another;
+// SIGTERM then ends it cleanly. submit refuses a workspace that is not
+// there, and a worker or submit without a database is one usage line.
+func TestWorkerMissingWorkspace(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	_, env := fakeModel(t)
+	env = append(env, storeEnv+"="+url)
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "elsewhere")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := flower(t, dir, env, "submit", "--workspace", ws, testTask)
+	id := strings.TrimSpace(sub.stdout)
+	if sub.code != 0 || id == "" {
+		t.Fatalf("submit: exit %d\n%s%s", sub.code, sub.stdout, sub.stderr)
+	}
+	if err := os.Remove(ws); err != nil { // on another machine's disk only
+		t.Fatal(err)
+	}
+	w := startFlower(t, dir, env, false, "worker", "--poll", "20ms")
+	w.waitOutput("left queued for another")
+	w.cmd.Process.Signal(syscall.SIGTERM)
+	r := w.wait()
+	want := fmt.Sprintf("worker: run %s: workspace %s is missing on this worker (workspaces must be on a shared filesystem): left queued for another\n", id, ws)
+	if r.code != 0 || strings.Count(r.stdout, "is missing") != 1 || !strings.Contains(r.stdout, want) {
+		t.Errorf("worker: exit %d, want once %q\n%s%s", r.code, want, r.stdout, r.stderr)
+	}
+	db, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if run, ok, err := db.Run(ctx, id); err != nil || !ok || run.Status != store.RunInFlight || run.Holder != "" {
+		t.Errorf("the run after the worker: %+v, %v, %v; want queued (in flight, no holder)", run, ok, err)
+	}
+
+	if r := flower(t, dir, env, "submit", "--workspace", ws, testTask); r.code != exitUsage || !strings.Contains(r.stderr, "shared filesystem") {
+		t.Errorf("submit to a missing workspace: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, cmd := range [][]string{{"worker"}, {"submit", "x"}} {
+		if r := flower(t, dir, nil, cmd...); r.code != exitUsage || !strings.Contains(r.stderr, "--store postgres://") {
+			t.Errorf("%v without a database: exit %d\n%s", cmd, r.code, r.stderr)
+		}
+	}
+}
