@@ -63,29 +63,6 @@ func encodeEntries(entries []store.Entry) ([]entryRow, error) {
 
 const insertEntry = `INSERT INTO entries (key, uuid, parent, kind, time, body) VALUES ($1, $2, $3, $4, $5, $6)`
 
-// insertEntries appends rows in tx, sent as one pipeline: one round trip
-// for a whole response and its intents.
-func insertEntries(ctx context.Context, tx pgx.Tx, rows []entryRow) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	var b pgx.Batch
-	for _, r := range rows {
-		b.Queue(insertEntry, r.key, r.uuid, r.parent, r.kind, r.time, r.body)
-	}
-	br := tx.SendBatch(ctx, &b)
-	for _, r := range rows {
-		if _, err := br.Exec(); err != nil {
-			br.Close()
-			if uniqueViolation(err) {
-				return fmt.Errorf("uuid %s: %w", r.uuid, store.ErrDuplicate)
-			}
-			return err
-		}
-	}
-	return br.Close()
-}
-
 // Load returns the entries of exactly key, in append order.
 func (d *DB) Load(ctx context.Context, key string) ([]store.Entry, error) {
 	rows, err := d.pool.Query(ctx, `SELECT seq, body FROM entries WHERE key = $1 ORDER BY seq`, key)

@@ -190,7 +190,7 @@ func (s *leased) write(fn func(*pgx.Conn) error) error {
 }
 
 func (s *leased) Commit(ctx context.Context, b store.Batch) error {
-	return s.write(func(c *pgx.Conn) error { return commit(ctx, c, b, nil) })
+	return s.write(func(c *pgx.Conn) error { return commit(ctx, c, b) })
 }
 
 func (s *leased) Append(ctx context.Context, entries ...store.Entry) error {

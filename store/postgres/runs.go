@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/store"
 )
 
@@ -17,13 +18,21 @@ import (
 // not at all (DESIGN.md §3.7). The batch is checked and encoded first, so
 // a bad record costs no round trip.
 func (d *DB) Commit(ctx context.Context, b store.Batch) error {
-	return commit(ctx, d.pool, b, nil)
+	return commit(ctx, d.pool, b)
 }
 
-// commit writes b on bg (the pool, or a lease's connection). fence, if
-// not nil, runs first in the transaction: a lease checks there that it
-// still holds its lock.
-func commit(ctx context.Context, bg beginner, b store.Batch, fence func(pgx.Tx) error) error {
+// sender sends a pipeline: the pool, or a lease's connection.
+type sender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// commit writes b on s as one pipeline: its statements, in the order of
+// store.Batch, go in one round trip and run in one implicit transaction
+// (the extended protocol's statements before one Sync), which the server
+// commits at the Sync or rolls back whole at the first error. One round
+// trip matters: on a loaded machine every trip waits for the server's
+// process to be scheduled.
+func commit(ctx context.Context, s sender, b store.Batch) error {
 	if b.Empty() {
 		return nil
 	}
@@ -35,23 +44,37 @@ func commit(ctx context.Context, bg beginner, b store.Batch, fence func(pgx.Tx) 
 	if w.entriesOnly() {
 		op = "append entries"
 	}
-	return write(ctx, bg, op, func(tx pgx.Tx) error {
-		if fence != nil {
-			if err := fence(tx); err != nil {
-				return err
-			}
+	var p pipeline
+	w.queue(&p, op)
+	br := s.SendBatch(ctx, &p.batch)
+	for _, label := range p.labels {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return fmt.Errorf("%s: %w", op, label(err))
 		}
-		if err := applyRuns(ctx, tx, w); err != nil {
-			return err
-		}
-		if err := insertEntries(ctx, tx, w.entries); err != nil {
-			if op == "commit" {
-				return fmt.Errorf("append entries: %w", err)
-			}
-			return err
-		}
-		return nil
-	})
+	}
+	if err := br.Close(); err != nil {
+		return fmt.Errorf("%s: commit: %w", op, err)
+	}
+	failpoint.Durable("commit " + op)
+	return nil
+}
+
+// pipeline is a pgx.Batch with, for each statement, how to word its error.
+type pipeline struct {
+	batch  pgx.Batch
+	labels []func(error) error
+}
+
+func (p *pipeline) add(label func(error) error, sql string, args ...any) {
+	p.batch.Queue(sql, args...)
+	p.labels = append(p.labels, label)
+}
+
+// as words an error "what: err".
+func as(format string, args ...any) func(error) error {
+	what := fmt.Sprintf(format, args...)
+	return func(err error) error { return fmt.Errorf("%s: %w", what, err) }
 }
 
 // batchRows is a batch turned into column values.
@@ -130,45 +153,46 @@ const (
 		ON CONFLICT (run, step) DO UPDATE SET body = excluded.body`
 )
 
-// applyRuns writes the run-state part of w in tx, in the order of
-// store.Batch.
-func applyRuns(ctx context.Context, tx pgx.Tx, w *batchRows) error {
+// queue adds w's statements to p in the order of store.Batch.
+func (w *batchRows) queue(p *pipeline, op string) {
 	if w.archive != "" {
-		if _, err := tx.Exec(ctx, archiveThread, w.archive); err != nil {
-			return fmt.Errorf("archive %s: %w", w.archive, err)
-		}
+		p.add(as("archive %s", w.archive), archiveThread, w.archive)
 	}
 	if w.wake != "" {
-		if _, err := tx.Exec(ctx, wakeThread, w.wake); err != nil {
-			return fmt.Errorf("wake %s: %w", w.wake, err)
-		}
+		p.add(as("wake %s", w.wake), wakeThread, w.wake)
 	}
 	now := column(time.Now())
 	for _, x := range w.bind {
-		_, err := tx.Exec(ctx, ensureThread, x.Workspace)
-		if err == nil {
-			_, err = tx.Exec(ctx, bindStep, x.Workspace, x.Step, x.Session, now)
-		}
-		if err != nil {
-			return fmt.Errorf("bind %s to %s: %w", x.Step, x.Session, err)
-		}
+		label := as("bind %s to %s", x.Step, x.Session)
+		p.add(label, ensureThread, x.Workspace)
+		p.add(label, bindStep, x.Workspace, x.Step, x.Session, now)
 	}
 	if w.run != nil {
-		if _, err := tx.Exec(ctx, putRun, w.run...); err != nil {
-			return fmt.Errorf("put run %s: %w", w.run[0], err)
-		}
+		p.add(as("put run %s", w.run[0]), putRun, w.run...)
 	}
 	for _, r := range w.results {
-		if _, err := tx.Exec(ctx, putResult, r...); err != nil {
-			return fmt.Errorf("put result %s/%s: %w", r[0], r[1], err)
-		}
+		p.add(as("put result %s/%s", r[0], r[1]), putResult, r...)
 	}
 	for _, m := range w.meta {
-		if _, err := tx.Exec(ctx, putMeta, m...); err != nil {
-			return fmt.Errorf("put meta %s: %w", m[0], err)
-		}
+		p.add(as("put meta %s", m[0]), putMeta, m...)
 	}
-	return nil
+	for _, r := range w.entries {
+		label := func(err error) error {
+			if uniqueViolation(err) {
+				return fmt.Errorf("uuid %s: %w", r.uuid, store.ErrDuplicate)
+			}
+			return err
+		}
+		if op == "commit" {
+			label = func(err error) error {
+				if uniqueViolation(err) {
+					return fmt.Errorf("append entries: uuid %s: %w", r.uuid, store.ErrDuplicate)
+				}
+				return fmt.Errorf("append entries: %w", err)
+			}
+		}
+		p.add(label, insertEntry, r.key, r.uuid, r.parent, r.kind, r.time, r.body)
+	}
 }
 
 // Run returns the run of that id; ok is false if there is none.
