@@ -31,7 +31,7 @@ func turn(key string, n int) (response []store.Entry, result store.Entry) {
 			Op: &store.Op{ID: id, Tool: "Write", Class: "effect", Input: input}},
 	}
 	result = store.Entry{UUID: u(2), Parent: u(1), Key: key, Kind: store.KindResult, Time: at,
-		Op: &store.Op{ID: id, Tool: "Write", Content: "wrote 240 bytes"},
+		Op:      &store.Op{ID: id, Tool: "Write", Content: "wrote 240 bytes"},
 		Message: &model.Message{Role: model.User, Content: []model.Block{&model.ToolResult{ToolUseID: id, Content: "wrote 240 bytes"}}}}
 	return response, result
 }
