@@ -22,7 +22,7 @@ import (
 // until polls cond (a database state another process changes: there is
 // nothing to wait on in-process) until it holds, failing the test past the
 // guard.
-func until(t *testing.T, what string, cond func() bool) {
+func until(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
