@@ -54,8 +54,7 @@ func runSubmit(ctx context.Context, g *globals, task string, out io.Writer) erro
 	if u == "" {
 		return usageErr("submit needs the workers' database: pass --store postgres://... or set %s", storeEnv)
 	}
-	task = strings.TrimSpace(task)
-	if task == "" {
+	if strings.TrimSpace(task) == "" {
 		return usageErr(`submit needs a task, e.g. flower submit "fix the flaky test"`)
 	}
 	ws, err := filepath.Abs(g.workspace)
@@ -70,6 +69,24 @@ func runSubmit(ctx context.Context, g *globals, task string, out io.Writer) erro
 		return &exitError{code: exitFailed, err: err}
 	}
 	defer db.Close()
+	r, err := submitRun(ctx, db, ws, task)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, r.ID)
+	return nil
+}
+
+// submitRun queues a run of task in ws: a run in flight that no process
+// drives yet.
+func submitRun(ctx context.Context, db store.Store, ws, task string) (store.Run, error) {
+	task = strings.TrimSpace(task)
+	if task == "" {
+		return store.Run{}, usageErr(`submit needs a task, e.g. flower submit "fix the flaky test"`)
+	}
+	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+		return store.Run{}, usageErr("workspace %s: not a directory: workers need it at this path on a shared filesystem", ws)
+	}
 	now := time.Now()
 	r := store.Run{ID: runID(now), Workspace: ws, Status: store.RunInFlight, Created: now, Updated: now}
 	// On a confirmed brief the words are an addition to the thread's task,
@@ -80,10 +97,9 @@ func runSubmit(ctx context.Context, g *globals, task string, out io.Writer) erro
 		r.Task = task
 	}
 	if err := db.Commit(ctx, store.Batch{Run: &r}); err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return store.Run{}, &exitError{code: exitFailed, err: err}
 	}
-	fmt.Fprintln(out, r.ID)
-	return nil
+	return r, nil
 }
 
 // runID is a run id as the engine makes them: time, then 6 hex digits.
