@@ -201,11 +201,11 @@ func drivenElsewhere(ctx context.Context, g *globals, s store.Store, ws, id stri
 // check and the discards could otherwise pick a run in flight and commit
 // it back in flight after the reset discarded it.
 func reset(ctx context.Context, g *globals, yes bool, in io.Reader, out io.Writer) error {
-	if _, err := os.Stat(g.runDir); err == nil {
-		unlock, err := workflow.Lock(g.runDir, time.Now())
+	if _, err := os.Stat(g.runDir); err == nil || g.hasStore() {
+		ws, _ := filepath.Abs(g.workspace)
+		unlock, err := g.lockWorkspace(ctx, ws)
 		if errors.Is(err, workflow.ErrBusy) {
-			o, _ := workflow.Holder(g.runDir)
-			return &exitError{code: exitFailed, err: fmt.Errorf("pid %d is driving %s: stop it before --reset", o.PID, g.runDir)}
+			return &exitError{code: exitFailed, err: busyForReset(g, err)}
 		}
 		if err != nil {
 			return &exitError{code: exitFailed, err: err}

@@ -142,3 +142,13 @@ func (g *globals) holder(ctx context.Context, s store.Store, ws string) (workflo
 	}
 	return workflow.Owner{}, false
 }
+
+// busyForReset words a refused --reset: the run dir's holder, or the
+// lease's refusal as it is (it names the holder).
+func busyForReset(g *globals, err error) error {
+	if u, _ := g.storeURL(); u != "" {
+		return fmt.Errorf("%w: stop it before --reset", err)
+	}
+	o, _ := workflow.Holder(g.runDir)
+	return fmt.Errorf("pid %d is driving %s: stop it before --reset", o.PID, g.runDir)
+}
