@@ -97,16 +97,17 @@ func TestWorkers(t *testing.T) {
 	until(t, "another worker takes the killed worker's run", func() bool {
 		hs, _ := db.Holders(ctx)
 		h := hs[cutRun.Workspace]
-		return h.Live && !slicesContainsPID(victim, h.PID)
+		r, _, _ := db.Run(ctx, cut)
+		return (h.Live && !slicesContainsPID(victim, h.PID)) || r.Status == store.RunFinished
 	})
 	t.Logf("failover after SIGKILL of a worker: %v (its driver died, the server freed the lease at once)", time.Since(killed).Round(time.Millisecond))
 
 	// Another worker's driver loses its connection.
 	var term string
-	until(t, "worker 1 drives a run with a live lease", func() bool {
+	until(t, "a surviving worker drives a run with a live lease", func() bool {
 		hs, _ := db.Holders(ctx)
 		for _, h := range hs {
-			if h.Live && slicesContainsPID(workers[1], h.PID) {
+			if h.Live && (slicesContainsPID(workers[1], h.PID) || slicesContainsPID(workers[2], h.PID)) {
 				pgtest.Exec(t, url, fmt.Sprintf("SELECT pg_terminate_backend(%d, 10000)", h.Backend))
 				term = h.Name
 				return true
