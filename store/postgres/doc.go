@@ -78,8 +78,9 @@ package postgres
 //   - its machine or network vanished: the server notices only through
 //     TCP. flower asks for keepalive probes after 10 s idle, every 5 s,
 //     3 of them (tcp_keepalives_idle/interval/count, set per connection
-//     unless the URL sets them), so the lock is freed about 25 s after the
-//     last packet. Lower them in the URL (?tcp_keepalives_idle=5&...)
+//     unless the URL sets them), and tcp_user_timeout 25 s for data left
+//     unacknowledged, so the lock is freed about 25 s after the last
+//     packet. Lower them in the URL (?tcp_keepalives_idle=5&...)
 //     for a faster failover at the cost of more false ones on a flaky
 //     network. Over a Unix socket there is no keepalive, and no vanishing
 //     machine either.

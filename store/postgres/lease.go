@@ -149,9 +149,12 @@ func (l *Lease) Release() {
 	defer l.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	// Closing the connection frees the lock; the row goes first, while
-	// this connection still proves it is the holder's.
+	// The row goes first, while this connection still proves it is the
+	// holder's; then the lock, explicitly: closing the connection frees it
+	// too, but only once the server process has exited, a moment after
+	// Close returns, and a Release must be over when it returns.
 	l.conn.Exec(ctx, `DELETE FROM leases WHERE name = $1 AND backend = pg_backend_pid()`, l.name)
+	l.conn.Exec(ctx, `SELECT pg_advisory_unlock(`+lockKey+`)`, l.name)
 	l.conn.Close(ctx)
 }
 

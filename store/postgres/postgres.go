@@ -79,7 +79,10 @@ func tune(c *pgx.ConnConfig) {
 		"tcp_keepalives_idle":     "10",
 		"tcp_keepalives_interval": "5",
 		"tcp_keepalives_count":    "3",
-		"application_name":        "flower",
+		// Data unacknowledged this long ends the session too: keepalives
+		// are only sent on an idle connection.
+		"tcp_user_timeout": "25000",
+		"application_name": "flower",
 		// A commit is durable when Commit returns, whatever the server's
 		// default says (DESIGN.md §3).
 		"synchronous_commit": "on",
