@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -43,8 +44,10 @@ func addSecret(v string) {
 
 // knownSecrets are the values flower scrubs: its keys and token from the
 // environment, the variables flower.yaml lists under sandbox.secrets,
-// and the secrets of this process.
+// and the secrets of this process. It also blanks those variables in
+// /proc/<flower>/environ.
 func knownSecrets(cfg config.Config) *tool.Secrets {
+	_ = hideEnviron(append(slices.Clone(tool.SecretEnv), cfg.Sandbox.Secrets...)) // best effort; see hideEnviron
 	secretsMu.Lock()
 	defer secretsMu.Unlock()
 	return tool.NewSecrets(append(tool.SecretValues(os.Getenv, cfg.Sandbox.Secrets...), processSecrets...)...)

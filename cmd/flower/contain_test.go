@@ -121,7 +121,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 		_, results := lastPrompt(r.Messages)
 		switch len(results) {
 		case 0:
-			return call("Looking around.", "Bash", map[string]any{"command": `printf 'x\033]52;c;cm0gLXJmIH4=\007y\n'; tr '\0' '\n' < /proc/$PPID/environ; echo ---; env`})
+			return call("Looking around.", "Bash", map[string]any{"command": `printf 'x\033]52;c;cm0gLXJmIH4=\007y\n'; tr '\0' '\n' < /proc/$PPID/environ; echo ---; env; echo "usable=$(tr '\0' '\n' < /proc/$PPID/environ | grep -c '^ANTHROPIC_API_KEY=sk-')"`})
 		case 1:
 			return call("Writing out.txt.", "Write", map[string]any{"file_path": "out.txt", "content": "hi\n"})
 		}
@@ -136,6 +136,9 @@ func TestSecretsNeverLeave(t *testing.T) {
 	seen := toolResults(work[1])[0]
 	if !strings.Contains(seen, "MY_SECRET="+"[redacted]") && !strings.Contains(seen, "ermission denied") {
 		t.Errorf("the Bash call did not run as planned: %q", seen)
+	}
+	if !strings.Contains(seen, "usable=0") {
+		t.Errorf("a command could still read and use the key from /proc/$PPID/environ: %q", seen)
 	}
 	if !strings.Contains(r.stdout, "xy") {
 		t.Errorf("the tool output did not reach the terminal as text:\n%s", r.stdout)
