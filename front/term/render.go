@@ -79,6 +79,7 @@ const (
 // text is printed as it comes, and the whole text that follows it is not
 // printed again.
 func (r *Renderer) Render(e event.Event) {
+	e = cleanEvent(e) // untrusted text prints as text; our colours come after
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	sub, _ := e.Payload["subagent"].(string)

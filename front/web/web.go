@@ -43,6 +43,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -82,6 +83,10 @@ type Options struct {
 	// has ended (flower serve stays up after it, issue 11); an error says
 	// why not (ErrBusy: a run is going on). Nil: POST /wake is 501.
 	Wake func(text string) error
+	// Limits bound what clients may hold open (zero: the defaults).
+	Limits Limits
+	// Log receives the server's own errors; nil is standard error.
+	Log io.Writer
 }
 
 // ErrBusy is Wake's error while a run is going on: POST /wake is then 409.
@@ -109,6 +114,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Log == nil {
+		opts.Log = os.Stderr
 	}
 	s := &Server{opts: opts, hash: sha256.Sum256([]byte(opts.Token)), mux: http.NewServeMux()}
 	s.page, s.csp = page()

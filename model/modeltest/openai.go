@@ -76,6 +76,10 @@ func oaiAnswer(w http.ResponseWriter, r *http.Request, req *Request, opts oaiOpt
 	if f != nil && f.Delay > 0 && !oaiWait(r, f.Delay) {
 		return // the client gave up; nobody is left to answer
 	}
+	if f != nil && f.Stall {
+		<-r.Context().Done() // the client's timeout ends it
+		return
+	}
 	if f != nil && f.Status != 0 {
 		oaiWriteFault(w, f)
 		return
@@ -420,8 +424,9 @@ func oaiCut(w http.ResponseWriter, body any) {
 // oaiSSE writes data-only SSE frames, flushing each so the client sees
 // them as they are sent.
 type oaiSSE struct {
-	w  http.ResponseWriter
-	rc *http.ResponseController
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	done <-chan struct{} // the request's context ends: the client left
 }
 
 func (e *oaiSSE) frame(data []byte) {
@@ -470,10 +475,11 @@ func (c oaiChunker) delta(d map[string]any, finish *string) oaiChunk {
 }
 
 func oaiStream(ctx context.Context, w http.ResponseWriter, req *Request, opts oaiOptions, turn Turn) {
+	done := ctx.Done()
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	e := &oaiSSE{w: w, rc: http.NewResponseController(w)}
+	e := &oaiSSE{w: w, rc: http.NewResponseController(w), done: done}
 	c := oaiChunker{p: oaiResolve(req, turn), created: time.Now().Unix()}
 	if opts.includeUsage {
 		c.usage = json.RawMessage("null")
@@ -507,6 +513,9 @@ func oaiStreamFault(e *oaiSSE, f *Fault) bool {
 		return false
 	case f.CutAfterStart:
 		panic(http.ErrAbortHandler) // drop the connection mid-stream
+	case f.StallAfterStart:
+		<-e.done
+		return true
 	case f.StreamError:
 		typ, msg := "server_error", "The server had an error while processing your request. Sorry about that!"
 		if f.Type != "" {
