@@ -8,6 +8,7 @@ import (
 	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/view"
 )
 
 // session is the state of one Run: the stored entries and what the loop has
@@ -32,6 +33,9 @@ type session struct {
 	// meta is a new session's metadata until it commits with the
 	// session's first entries.
 	meta *store.Meta
+	view *view.Builder   // the model's view of entries, kept between calls
+	memo *model.Memo     // the provider's conversions of the view
+	defs []model.ToolDef // the tools offered, listed once per run
 }
 
 // open loads the session to continue, forks it, or starts a new one.

@@ -14,7 +14,7 @@ const spillDir = ".flower/results"
 
 // viewOptions are the pruning rules of this session's view (R4.5, R4.6).
 func (s *session) viewOptions() view.Options {
-	o := view.Options{KeepDenials: 1, Old: s.old}
+	o := view.Options{KeepDenials: 1, Old: s.old, Settled: true}
 	if s.rt.trim {
 		o.Trim = &view.Trim{Spill: s.rt.spill}
 	}

@@ -208,14 +208,22 @@ func (p *Provider) params(req *model.Request) (sdk.MessageNewParams, error) {
 		params.Thinking = sdk.ThinkingConfigParamUnion{OfAdaptive: &sdk.ThinkingConfigAdaptiveParam{}}
 	}
 	var err error
-	if params.Tools, err = tools(req.Tools, req.System == ""); err != nil {
+	convert := func(c *converted) {
+		params.Messages, params.Tools, err = c.convert(req.Messages, req.Tools, req.System == "")
+	}
+	if req.Memo == nil {
+		convert(&converted{})
 		return params, err
 	}
-	if params.Messages, err = messages(req.Messages); err != nil {
-		return params, err
-	}
-	markLast(params.Messages)
-	return params, nil
+	req.Memo.Do(func(v *any) {
+		c, ok := (*v).(*converted)
+		if !ok {
+			c = &converted{}
+			*v = c
+		}
+		convert(c)
+	})
+	return params, err
 }
 
 // tools translates tool definitions; markLast puts the prefix breakpoint
@@ -267,26 +275,22 @@ func inputSchema(raw json.RawMessage) (sdk.ToolInputSchemaParam, error) {
 	return s, nil
 }
 
-func messages(msgs []model.Message) ([]sdk.MessageParam, error) {
-	out := make([]sdk.MessageParam, 0, len(msgs))
-	for i, m := range msgs {
-		var blocks []sdk.ContentBlockParamUnion
-		for _, b := range m.Content {
-			c, ok, err := contentBlock(b)
-			if err != nil {
-				return nil, fmt.Errorf("anthropic: message %d: %w", i, err)
-			}
-			if ok {
-				blocks = append(blocks, c)
-			}
+// message translates the i-th message of a request.
+func message(i int, m model.Message) (sdk.MessageParam, error) {
+	var blocks []sdk.ContentBlockParamUnion
+	for _, b := range m.Content {
+		c, ok, err := contentBlock(b)
+		if err != nil {
+			return sdk.MessageParam{}, fmt.Errorf("anthropic: message %d: %w", i, err)
 		}
-		if m.Role == model.Assistant {
-			out = append(out, sdk.NewAssistantMessage(blocks...))
-		} else {
-			out = append(out, sdk.NewUserMessage(blocks...))
+		if ok {
+			blocks = append(blocks, c)
 		}
 	}
-	return out, nil
+	if m.Role == model.Assistant {
+		return sdk.NewAssistantMessage(blocks...), nil
+	}
+	return sdk.NewUserMessage(blocks...), nil
 }
 
 // contentBlock translates one block; ok is false for a block the API
