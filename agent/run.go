@@ -97,9 +97,13 @@ func (s *session) run(ctx context.Context, prompt string) error {
 		}
 	} else if p.Ended && !handedOff {
 		s.res.OK, s.res.Text = true, p.Last.Message.TextOf()
-		return nil
+		return s.flush(ctx)
 	}
-	return s.loop(ctx)
+	err = s.loop(ctx)
+	if ferr := s.flush(ctx); err == nil { // results a limit or an error left held
+		err = ferr
+	}
+	return err
 }
 
 // catchUp does what the stored session owes before the next model call:

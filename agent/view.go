@@ -19,15 +19,14 @@ func (s *session) request() *model.Request {
 	return &model.Request{Model: s.spec.Model, System: s.system(), Messages: s.messages(), Tools: s.defs, Memo: s.memo}
 }
 
-// messages is the view of s.entries: the kept view extended, or a new one
-// when the entries are another session's (a handoff, a fork) or the
-// pruning rules changed.
+// messages is the view of s.entries and the results held for the next
+// commit: the kept view extended, or a new one when the entries are
+// another session's (a handoff, a fork) or the pruning rules changed.
 func (s *session) messages() []model.Message {
 	o := s.viewOptions()
-	if s.view == nil || !s.view.Extends(s.entries) || s.view.Options().Old != o.Old {
+	if s.view == nil || !s.view.Extends(s.entries) || s.view.Options().Old != o.Old ||
+		!s.view.Append(s.entries[s.view.Len():]...) {
 		s.view = view.NewBuilder(s.entries, o)
-	} else {
-		s.view.Append(s.entries[s.view.Len():]...)
 	}
-	return s.view.Messages()
+	return s.view.Messages(s.held...)
 }

@@ -19,65 +19,55 @@ import (
 // blocks by pointer to know what is new.
 type Builder struct {
 	o       Options
-	entries []store.Entry // as given: a branch makes Append rebuild from them
-	linear  bool          // each entry's parent is the one before it
+	n       int    // entries in the view's session
+	leaf    string // uuid of the newest
+	linear  bool   // each entry's parent is the one before it
 	p       *pruner
 	last    model.Message // the newest merged message: it may still grow
 	hasLast bool
 	rep     repairer // the repaired messages before last
 }
 
-// NewBuilder builds the view of entries with o, settled.
+// NewBuilder builds the view of entries with o, settled. It keeps no
+// reference to entries.
 func NewBuilder(entries []store.Entry, o Options) *Builder {
 	o.Settled = true
-	b := &Builder{o: o}
-	b.reset(append([]store.Entry(nil), entries...))
+	chained, at := chain(entries)
+	b := &Builder{o: o, n: len(entries), linear: at == nil, p: newPruner(chained, at, o)}
+	if len(entries) > 0 {
+		b.leaf = entries[len(entries)-1].UUID
+	}
+	for i, e := range chained {
+		b.add(index(at, i), e)
+	}
 	return b
 }
 
 // Len is the number of entries in the view's session.
-func (b *Builder) Len() int { return len(b.entries) }
+func (b *Builder) Len() int { return b.n }
 
 // Options are the options the view was built with.
 func (b *Builder) Options() Options { return b.o }
 
-// reset builds the view of entries from nothing.
-func (b *Builder) reset(entries []store.Entry) {
-	chained, at := chain(entries)
-	*b = Builder{o: b.o, entries: entries, linear: at == nil, p: newPruner(chained, at, b.o)}
-	for i, e := range chained {
-		b.add(index(at, i), e)
-	}
-}
-
-// Append extends the view with entries appended to the session. An entry
-// that does not continue the chain from the newest one (a branch) makes
-// the view rebuild, as BuildWith would walk the chain anew.
-func (b *Builder) Append(entries ...store.Entry) {
-	for k, e := range entries {
-		if !b.continues(e) {
-			b.reset(append(b.entries, entries[k:]...))
-			return
+// Append extends the view with entries appended to the session, and
+// reports false, taking none of them, when one does not continue the chain
+// from the newest entry (a branch): the view must then be built anew from
+// the whole session, as BuildWith would walk the chain anew.
+func (b *Builder) Append(entries ...store.Entry) bool {
+	leaf := b.leaf
+	for i, e := range entries {
+		if b.n+i > 0 && (e.Parent != leaf || !b.linear && leaf == "") {
+			return false
 		}
-		i := len(b.entries)
-		b.entries = append(b.entries, e)
+		leaf = e.UUID
+	}
+	for _, e := range entries {
 		b.p.see(e)
-		b.add(i, e)
+		b.add(b.n, e)
+		b.n++
+		b.leaf = e.UUID
 	}
-}
-
-// continues reports whether e, appended, leaves the chain as it was with
-// e at its end: its parent is the newest entry, or (on a linear session)
-// it is linear too.
-func (b *Builder) continues(e store.Entry) bool {
-	n := len(b.entries)
-	if n == 0 {
-		return true
-	}
-	if b.linear {
-		return e.Parent == b.entries[n-1].UUID
-	}
-	return e.Parent == b.entries[n-1].UUID && e.Parent != ""
+	return true
 }
 
 // add merges the message of the entry at index i into the view.
@@ -96,19 +86,36 @@ func (b *Builder) add(i int, e store.Entry) {
 	b.last, b.hasLast = model.Message{Role: m.Role, Content: append([]model.Block(nil), m.Content...)}, true
 }
 
-// Messages is the view: BuildWith of the entries so far. The slice is
-// valid until the next Append; a copy of a message in it stays valid, as
-// no block or content slice in a view is ever written after it is made.
-func (b *Builder) Messages() []model.Message {
+// Messages is the view: BuildWith of the entries so far followed by
+// extra, entries not yet in the session that continue its chain (results
+// that will commit with the next response: agent's group commit). extra
+// are results or user entries: their calls are not recorded. The slice is
+// valid until the next Append; a copy of a message in it stays valid, as no
+// block or content slice in a view is ever written after it is made.
+func (b *Builder) Messages(extra ...store.Entry) []model.Message {
 	n := len(b.rep.out)
-	// Repair the newest message on a copy of the state, starting from the
+	// Repair the newest messages on a copy of the state, starting from the
 	// last repaired message, which the newest may merge into.
 	t := repairer{open: b.rep.open}
 	if n > 0 {
 		t.out = []model.Message{b.rep.out[n-1]}
 	}
-	if b.hasLast {
-		t.feed(b.last)
+	last, hasLast := b.last, b.hasLast
+	for k, e := range extra {
+		m, ok := b.p.message(b.n+k, e)
+		switch {
+		case !ok:
+		case hasLast && last.Role == m.Role:
+			last.Content = append(append([]model.Block(nil), last.Content...), m.Content...)
+		default:
+			if hasLast {
+				t.feed(last)
+			}
+			last, hasLast = m, true
+		}
+	}
+	if hasLast {
+		t.feed(last)
 	}
 	t.finish()
 	if n == 0 {
@@ -118,12 +125,13 @@ func (b *Builder) Messages() []model.Message {
 		msgs := make([]model.Message, 0, n-1+len(t.out))
 		return append(append(msgs, b.rep.out[:n-1]...), t.out...)
 	}
-	return append(b.rep.out[:n], t.out[1:]...)
+	msgs := append(b.rep.out[:n], t.out[1:]...)
+	b.rep.out = msgs[:n] // keep the room the next call appends in
+	return msgs
 }
 
 // Extends reports whether entries are the view's entries followed by new
 // ones (which Append takes), judged by the id of its newest entry.
 func (b *Builder) Extends(entries []store.Entry) bool {
-	n := len(b.entries)
-	return n <= len(entries) && (n == 0 || entries[n-1].UUID == b.entries[n-1].UUID)
+	return b.n <= len(entries) && (b.n == 0 || entries[b.n-1].UUID == b.leaf)
 }

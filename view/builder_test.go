@@ -116,10 +116,39 @@ func checkBuilder(t *testing.T, seed int64, trim *Trim) {
 	check(loaded)
 	for i := loaded; i < len(entries); {
 		j := min(i+1+r.Intn(3), len(entries))
-		b.Append(entries[i:j]...)
+		if extra := entries[i:j]; b.Len() > 0 && r.Intn(2) == 0 && results(extra) && continues(entries[i-1:j]) {
+			want := BuildWith(entries[:j], o)
+			if got := b.Messages(extra...); !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d, loaded %d, %d to %d as extra:\nincremental %s\nrebuild     %s", seed, loaded, i, j, render(got), render(want))
+			}
+		}
+		if !b.Append(entries[i:j]...) {
+			b = NewBuilder(entries[:j], o)
+		}
 		i = j
 		check(i)
 	}
+}
+
+// results reports whether es are all results or user entries, as
+// Builder.Messages takes for extra.
+func results(es []store.Entry) bool {
+	for _, e := range es {
+		if e.Kind != store.KindResult && e.Kind != store.KindUser {
+			return false
+		}
+	}
+	return true
+}
+
+// continues reports whether each entry's parent is the one before it.
+func continues(es []store.Entry) bool {
+	for i := 1; i < len(es); i++ {
+		if es[i].Parent != es[i-1].UUID {
+			return false
+		}
+	}
+	return true
 }
 
 // FuzzBuilderMatchesRebuild is TestBuilderMatchesRebuild over any seed.
