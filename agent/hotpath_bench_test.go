@@ -110,10 +110,12 @@ type sizedTool struct {
 	sizes *resultSizes
 }
 
-func (t *sizedTool) Name() string            { return t.name }
-func (t *sizedTool) Description() string     { return "returns a result of realistic size" }
-func (t *sizedTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`) }
-func (t *sizedTool) Class() tool.Class       { return t.class }
+func (t *sizedTool) Name() string        { return t.name }
+func (t *sizedTool) Description() string { return "returns a result of realistic size" }
+func (t *sizedTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)
+}
+func (t *sizedTool) Class() tool.Class { return t.class }
 func (t *sizedTool) Run(context.Context, json.RawMessage) (tool.Result, error) {
 	return tool.Result{Content: sized(t.sizes.next())}, nil
 }
@@ -173,6 +175,11 @@ func (p *looping) Stream(_ context.Context, req *model.Request, _ func(model.Del
 	return &model.Response{ID: "msg", Model: req.Model, StopReason: model.StopToolUse, Usage: *e.Usage, Message: *e.Message}, nil
 }
 
+// benchUsage is the usage the fake reports: a context far from the
+// handoff threshold (the benchmarks turn handoff off too), since a session
+// of thousands of realistic results would not fit any window.
+var benchUsage = model.Usage{Input: 10, Output: 200, CacheRead: 50_000}
+
 const hotTurns = 20 // turns per run in the per-turn benchmarks
 
 var hotSizes = []int{100, 1_000, 10_000, 30_000}
@@ -189,7 +196,7 @@ func BenchmarkHotTurn(b *testing.B) {
 			ctx := context.Background()
 			st, m := mem.New(), &meter{}
 			ws := b.TempDir()
-			rt, err := agent.New(agent.Options{Workspace: ws, Provider: &looping{m: m}, Store: st, Trim: true, Tools: sizedTools()})
+			rt, err := agent.New(agent.Options{Workspace: ws, Provider: &looping{m: m}, Store: st, Trim: true, HandoffAt: -1, Tools: sizedTools()})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -240,7 +247,7 @@ func BenchmarkHotSDK(b *testing.B) {
 func toolTurns(m *meter) modeltest.Responder {
 	return func(r *modeltest.Request) modeltest.Turn {
 		m.sample()
-		return modeltest.Turn{Thinking: "Weigh the options.", Text: "Next file.",
+		return modeltest.Turn{Thinking: "Weigh the options.", Text: "Next file.", Usage: &benchUsage,
 			ToolCalls: []modeltest.ToolCall{{ID: fmt.Sprintf("toolu_r%d", r.N), Name: "Look", Input: `{"path":"src/x.go"}`}}}
 	}
 }
@@ -320,7 +327,7 @@ func benchFlowerSDK(b *testing.B, base []store.Entry) {
 	srv := modeltest.NewAnthropic(toolTurns(m))
 	defer srv.Close()
 	st, ws := mem.New(), b.TempDir()
-	rt, err := agent.New(agent.Options{Workspace: ws, Store: st, Tools: sizedTools(),
+	rt, err := agent.New(agent.Options{Workspace: ws, Store: st, Tools: sizedTools(), HandoffAt: -1,
 		Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
 	if err != nil {
 		b.Fatal(err)
@@ -415,7 +422,7 @@ func BenchmarkRSS(b *testing.B) {
 			b.Fatal(err)
 		}
 		m := &meter{}
-		rt, err := agent.New(agent.Options{Workspace: ws, Store: db, Provider: &pureLooping{looping{m: m}}, Tools: sizedTools()})
+		rt, err := agent.New(agent.Options{Workspace: ws, Store: db, Provider: &pureLooping{looping{m: m}}, HandoffAt: -1, Tools: sizedTools()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -463,4 +470,41 @@ func procStatus(field string) int {
 		}
 	}
 	return 0
+}
+
+// BenchmarkWake10k resumes a realistic session of 10,000 entries on SQLite
+// in a new runtime (as a new process would: trimming on, the spill files
+// there from the wake before) through the anthropic adapter, up to the
+// model's answer to its first request: the in-process part of
+// cmd/flower's BenchmarkResumeToFirstRequest, for a profile.
+func BenchmarkWake10k(b *testing.B) {
+	ws := b.TempDir()
+	db, err := sqlite.Open(filepath.Join(ws, "runs", "sessions.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	key := store.SessionKey(ws, "sess")
+	if err := db.Commit(ctx, store.Batch{Entries: realisticSession(key, 10_000), Meta: []store.Meta{{Key: key}}}); err != nil {
+		b.Fatal(err)
+	}
+	srv := modeltest.NewAnthropic(func(*modeltest.Request) modeltest.Turn { return modeltest.Turn{Text: "Done.", Usage: &benchUsage} })
+	defer srv.Close()
+	wake := func() {
+		rt, err := agent.New(agent.Options{Workspace: ws, Store: db, Tools: sizedTools(), Trim: true, HandoffAt: -1,
+			Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res := rt.Run(ctx, hotSpec, "go on", agent.RunOptions{Resume: "sess"}); !res.OK {
+			b.Fatalf("wake: %+v", res)
+		}
+	}
+	wake() // the spill files exist from here, as after any earlier wake
+	for b.Loop() {
+		wake()
+	}
+	reqs := srv.Requests()
+	b.ReportMetric(float64(len(reqs[len(reqs)-1].Body))/1024, "req-KiB")
 }

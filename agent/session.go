@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/internal/failpoint"
@@ -63,7 +64,9 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 	if opts.Resume != "" && opts.subPath == "" && len(entries) == 0 {
 		return nil, fmt.Errorf("no session %s in this workspace's store", opts.Resume)
 	}
-	s.entries, s.old = entries, len(entries)
+	// Room for the run's entries now, so that no turn pays for copying the
+	// loaded session when the first append outgrows it.
+	s.entries, s.old = slices.Grow(entries, 256), len(entries)
 	res.Resumed = len(entries) > 0
 	if !res.Resumed {
 		s.newMeta("")

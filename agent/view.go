@@ -27,6 +27,9 @@ func (s *session) messages() []model.Message {
 	if s.view == nil || !s.view.Extends(s.entries) || s.view.Options().Old != o.Old ||
 		!s.view.Append(s.entries[s.view.Len():]...) {
 		s.view = view.NewBuilder(s.entries, o)
+		if o.Trim != nil {
+			s.rt.seal() // the spill files the view points at, synced once
+		}
 	}
 	return s.view.Messages(s.held...)
 }
