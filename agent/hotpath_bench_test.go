@@ -229,9 +229,11 @@ func reportTurns(b *testing.B, turns int, cpu time.Duration, allocs, bytes uint6
 // BenchmarkHotSDK compares flower with a bare official-SDK loop over the
 // same fake Anthropic server, per turn of a realistic session of n
 // entries: "sdk" holds the conversation as SDK params and appends each
-// answer and a tool result of the same sizes (no persistence, no view);
-// "flower" resumes a copy of the session (store/mem) through the anthropic
-// adapter. CPU is the whole process's, the fake's included, from the first
+// answer and a tool result of the same sizes (no persistence, no view),
+// starting from the history flower sends (old large results trimmed: a
+// whole realistic 10k session is over the API's size limit); "flower"
+// resumes a copy of the session (store/mem, trimming on) through the
+// anthropic adapter. CPU is the whole process's, the fake's included, from the first
 // request of a run to its last; the difference of the two is flower's
 // extra CPU per turn. Target (issue 12): ≤ 0.5 ms/turn at 10k.
 func BenchmarkHotSDK(b *testing.B) {
@@ -257,7 +259,10 @@ func benchBareSDK(b *testing.B, base []store.Entry) {
 	srv := modeltest.NewAnthropic(toolTurns(m))
 	defer srv.Close()
 	client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("k"), option.WithMaxRetries(0))
-	history := sdkHistory(view.Build(base))
+	// The history flower sends: old large results trimmed (untrimmed, a
+	// realistic 10k session is over the API's request size limit).
+	history := sdkHistory(view.BuildWith(base, view.Options{KeepDenials: 1, Old: len(base),
+		Trim: &view.Trim{Spill: func(op *store.Op) (string, error) { return filepath.Join(".flower", "results", op.ID+".txt"), nil }}}))
 	var cpu time.Duration
 	var allocs, bytes uint64
 	turns := 0
@@ -327,7 +332,7 @@ func benchFlowerSDK(b *testing.B, base []store.Entry) {
 	srv := modeltest.NewAnthropic(toolTurns(m))
 	defer srv.Close()
 	st, ws := mem.New(), b.TempDir()
-	rt, err := agent.New(agent.Options{Workspace: ws, Store: st, Tools: sizedTools(), HandoffAt: -1,
+	rt, err := agent.New(agent.Options{Workspace: ws, Store: st, Tools: sizedTools(), HandoffAt: -1, Trim: true,
 		Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
 	if err != nil {
 		b.Fatal(err)
