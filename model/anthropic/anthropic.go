@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/flower-run/flower/model"
@@ -191,8 +192,38 @@ func retryAfter(h http.Header, now time.Time) time.Duration { return model.Retry
 // params translates a request. Two cache breakpoints mark the prompt
 // prefix: the system prompt (with the tools before it) is shared by every
 // call of a session, and the last message block makes the next call read
-// the whole conversation so far from the cache.
+// the whole conversation so far from the cache. The body is the kept JSON
+// of the messages (wire.go), set on the params as their raw JSON.
 func (p *Provider) params(req *model.Request) (sdk.MessageNewParams, error) {
+	params := p.head(req)
+	var err error
+	encode := func(c *converted) {
+		var msgs [][]byte
+		var tools, raw []byte
+		if msgs, tools, err = c.encode(req.Messages, req.Tools, req.System == ""); err == nil {
+			raw, err = body(params, msgs, tools)
+		}
+		if err == nil {
+			param.SetJSON(raw, &params)
+		}
+	}
+	if req.Memo == nil {
+		encode(&converted{})
+		return params, err
+	}
+	req.Memo.Do(func(v *any) {
+		c, ok := (*v).(*converted)
+		if !ok {
+			c = &converted{}
+			*v = c
+		}
+		encode(c)
+	})
+	return params, err
+}
+
+// head is the request's params but its messages and tools.
+func (p *Provider) head(req *model.Request) sdk.MessageNewParams {
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = p.cfg.MaxTokens
@@ -207,23 +238,7 @@ func (p *Provider) params(req *model.Request) (sdk.MessageNewParams, error) {
 	case p.cfg.ThinkingBudget == ThinkingAdaptive:
 		params.Thinking = sdk.ThinkingConfigParamUnion{OfAdaptive: &sdk.ThinkingConfigAdaptiveParam{}}
 	}
-	var err error
-	convert := func(c *converted) {
-		params.Messages, params.Tools, err = c.convert(req.Messages, req.Tools, req.System == "")
-	}
-	if req.Memo == nil {
-		convert(&converted{})
-		return params, err
-	}
-	req.Memo.Do(func(v *any) {
-		c, ok := (*v).(*converted)
-		if !ok {
-			c = &converted{}
-			*v = c
-		}
-		convert(c)
-	})
-	return params, err
+	return params
 }
 
 // tools translates tool definitions; markLast puts the prefix breakpoint

@@ -2,6 +2,8 @@ package anthropic
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
@@ -9,47 +11,44 @@ import (
 )
 
 // converted is what a conversation's model.Memo holds for this adapter:
-// the messages and tools of the last request with their SDK params, so the
-// next request converts only what changed (issue 12). A message is known by
-// its blocks' pointers: a view never writes a block after making it.
+// the messages and tools of the last request with their JSON, so the next
+// request encodes only what changed (issue 12). A message is known by its
+// blocks' pointers: a view never writes a block after making it.
 type converted struct {
-	msgs   []model.Message    // the messages converted before the last one
-	params []sdk.MessageParam // their params, without a cache breakpoint
+	msgs []model.Message // the messages encoded before the last one
+	wire [][]byte        // their JSON, without a cache breakpoint
 
 	defs      []model.ToolDef
 	markTools bool
-	tools     []sdk.ToolUnionParam
+	tools     []byte // JSON of the tools
 }
 
-// convert translates msgs and defs, reusing c. The last message is always
-// converted anew and carries the cache breakpoint (markLast); the params
-// before it are c's, so a breakpoint never stays on an older message.
-func (c *converted) convert(msgs []model.Message, defs []model.ToolDef, markTools bool) ([]sdk.MessageParam, []sdk.ToolUnionParam, error) {
-	tools, err := c.convertTools(defs, markTools)
+// encode returns the JSON of msgs and defs, reusing c. The last message is
+// always encoded anew and carries the cache breakpoint; the ones before it
+// are c's, so a breakpoint never stays on an older message.
+func (c *converted) encode(msgs []model.Message, defs []model.ToolDef, markTools bool) ([][]byte, []byte, error) {
+	tools, err := c.encodeTools(defs, markTools)
 	if err != nil {
 		return nil, nil, err
-	}
-	if len(msgs) == 0 {
-		return []sdk.MessageParam{}, tools, nil
 	}
 	k := 0
 	for k < len(c.msgs) && k < len(msgs)-1 && sameMessage(c.msgs[k], msgs[k]) {
 		k++
 	}
-	c.msgs, c.params = c.msgs[:k], c.params[:k]
+	c.msgs, c.wire = c.msgs[:k], c.wire[:k]
 	for i := k; i < len(msgs); i++ {
-		p, err := message(i, msgs[i])
+		last := i == len(msgs)-1
+		w, err := wireMessage(i, msgs[i], last)
 		if err != nil {
 			return nil, nil, err
 		}
-		c.params = append(c.params, p)
-		if i < len(msgs)-1 {
+		c.wire = append(c.wire, w)
+		if !last {
 			c.msgs = append(c.msgs, msgs[i])
 		}
 	}
-	out := c.params
-	c.params = c.params[:len(c.msgs)] // the last one is the request's alone
-	markLast(out)
+	out := c.wire
+	c.wire = c.wire[:len(c.msgs)] // the last one is the request's alone
 	return out, tools, nil
 }
 
@@ -65,17 +64,25 @@ func sameMessage(a, b model.Message) bool {
 	return true
 }
 
-// convertTools parses the tool schemas once per conversation, not per call.
-func (c *converted) convertTools(defs []model.ToolDef, markLast bool) ([]sdk.ToolUnionParam, error) {
+// encodeTools converts and encodes the tool schemas once per
+// conversation, not per call.
+func (c *converted) encodeTools(defs []model.ToolDef, markLast bool) ([]byte, error) {
 	if c.tools != nil && markLast == c.markTools && sameDefs(c.defs, defs) {
 		return c.tools, nil
 	}
-	out, err := tools(defs, markLast)
+	if len(defs) == 0 {
+		return nil, nil
+	}
+	ts, err := tools(defs, markLast)
 	if err != nil {
 		return nil, err
 	}
-	c.defs, c.markTools, c.tools = defs, markLast, out
-	return out, nil
+	data, err := json.Marshal(ts)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: encode tools: %w", err)
+	}
+	c.defs, c.markTools, c.tools = defs, markLast, data
+	return data, nil
 }
 
 func sameDefs(a, b []model.ToolDef) bool {
@@ -88,4 +95,23 @@ func sameDefs(a, b []model.ToolDef) bool {
 		}
 	}
 	return true
+}
+
+// sdkParams is params with msgs and defs as the SDK's own params: what
+// the request would be without the kept JSON (TestWireMatchesSDK).
+func sdkParams(params sdk.MessageNewParams, msgs []model.Message, defs []model.ToolDef, markTools bool) (sdk.MessageNewParams, error) {
+	var err error
+	if params.Tools, err = tools(defs, markTools); err != nil {
+		return params, err
+	}
+	params.Messages = make([]sdk.MessageParam, 0, len(msgs))
+	for i, m := range msgs {
+		p, err := message(i, m)
+		if err != nil {
+			return params, err
+		}
+		params.Messages = append(params.Messages, p)
+	}
+	markLast(params.Messages)
+	return params, nil
 }
