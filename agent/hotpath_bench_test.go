@@ -372,6 +372,8 @@ func BenchmarkWall12(b *testing.B) {
 			srv := modeltest.NewAnthropic(respond)
 			defer srv.Close()
 			client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("k"), option.WithMaxRetries(0))
+			cpu := cpuTime()
+			defer func() { reportCPUPerOp(b, cpu) }()
 			for b.Loop() {
 				sizes := newResultSizes()
 				msgs := []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("Read the code and fix the failing tests."))}
@@ -392,6 +394,8 @@ func BenchmarkWall12(b *testing.B) {
 		b.Run(fmt.Sprintf("latency=%s/flower", latency), func(b *testing.B) {
 			srv := modeltest.NewAnthropic(respond)
 			defer srv.Close()
+			cpu := cpuTime()
+			defer func() { reportCPUPerOp(b, cpu) }()
 			for b.Loop() {
 				ws := b.TempDir()
 				db, err := sqlite.Open(filepath.Join(ws, "runs", "sessions.db"))
@@ -507,9 +511,11 @@ func BenchmarkWake10k(b *testing.B) {
 		}
 	}
 	wake() // the spill files exist from here, as after any earlier wake
+	cpu := cpuTime()
 	for b.Loop() {
 		wake()
 	}
+	reportCPUPerOp(b, cpu) // the fake's parsing of the request included
 	reqs := srv.Requests()
 	b.ReportMetric(float64(len(reqs[len(reqs)-1].Body))/1024, "req-KiB")
 }
