@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,10 +168,11 @@ func TestInterruptAndNoteAreOneWrite(t *testing.T) {
 	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
+	// A pure call's held result may ride in front of them (issue 12).
 	for _, kinds := range fs.batches {
-		if len(kinds) > 0 && kinds[0] == store.KindInterrupt {
-			if len(kinds) != 2 || kinds[1] != store.KindUser {
-				t.Fatalf("interrupt batch = %v, want [interrupt user]", kinds)
+		if i := slices.Index(kinds, store.KindInterrupt); i >= 0 {
+			if len(kinds) != i+2 || kinds[i+1] != store.KindUser {
+				t.Fatalf("interrupt batch = %v, want it to end [interrupt user]", kinds)
 			}
 			return
 		}
@@ -186,8 +188,10 @@ func TestInterruptFailsWhole(t *testing.T) {
 	fs := withFaultStore(f, agent.Options{Tools: []tool.Tool{b}})
 	b.rt = func() *agent.Runtime { return f.rt }
 	fs.setFail(func(b store.Batch) error {
-		if len(b.Entries) > 0 && b.Entries[0].Kind == store.KindInterrupt {
-			return errDiskFull
+		for _, e := range b.Entries {
+			if e.Kind == store.KindInterrupt {
+				return errDiskFull
+			}
 		}
 		return nil
 	})
@@ -195,7 +199,9 @@ func TestInterruptFailsWhole(t *testing.T) {
 	if res.Stop != agent.StopFailed || !errors.Is(res.Err, errDiskFull) {
 		t.Fatalf("result = %+v", res)
 	}
-	if got := f.kinds(res.SessionID); got != "user assistant tool_result" {
+	// The pure call's held result rode in the failed batch: the call is
+	// pending again, and a resume runs it (it is pure).
+	if got := f.kinds(res.SessionID); got != "user assistant" {
 		t.Fatalf("entries = %q", got)
 	}
 }
