@@ -90,6 +90,11 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd) (*Guard, error) {
 	return g, nil
 }
 
+// Probe finds out, once, how helpers can be started here (it starts one).
+// Wrap does it on first use; a caller that times its command calls Probe
+// first, so that the probe does not count against the command.
+func Probe() { namespaces() }
+
 // nsConfig is how helpers are started on this machine.
 type nsConfig struct {
 	flags uintptr // clone flags; 0 when namespaces are unavailable

@@ -24,6 +24,9 @@ func (*Guard) End()     {}
 // Wrap is unsupported here: there is no helper.
 func (s *Sandbox) Wrap(*exec.Cmd) (*Guard, error) { return nil, errors.ErrUnsupported }
 
+// Probe does nothing here.
+func Probe() {}
+
 func landlockABI() int      { return 0 }
 func platform() string      { return runtime.GOOS }
 func namespaceNote() string { return "" }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/flower-run/flower/sandbox"
 )
 
 // Defaults for the zero fields of Env.
@@ -30,6 +32,9 @@ type Env struct {
 	OutputCap int
 	// HTTPClient is used by WebFetch; nil means a client with a 30s timeout.
 	HTTPClient *http.Client
+	// Sandbox confines Bash's processes (package sandbox); nil runs them
+	// without Landlock, still ending with their call and with flower.
+	Sandbox *sandbox.Sandbox
 }
 
 // Builtins returns the built-in tools of R2.4 that need no runtime: Read,
