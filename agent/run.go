@@ -214,9 +214,10 @@ func (s *session) commit(ctx context.Context, resp *model.Response) error {
 	entries := []store.Entry{{Kind: store.KindAssistant, Message: &msg, Model: resp.Model,
 		StopReason: resp.StopReason, Usage: &resp.Usage, Cost: cost}}
 	for _, u := range msg.ToolUses() {
-		if s.isEffect(u.Name) {
+		if s.isEffect(u.Name) && s.permitted(u) {
 			entries = append(entries, store.Entry{Kind: store.KindOpStarted,
 				Op: &store.Op{ID: u.ID, Tool: u.Name, Input: u.Input, Class: "effect"}})
+			s.intents[u.ID] = true
 		}
 	}
 	if err := s.append(ctx, entries...); err != nil {

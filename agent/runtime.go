@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/permission"
 	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
@@ -46,6 +47,13 @@ type Options struct {
 	// subagent inherits) and tool; the zero value retries, at most twice in
 	// all (R5.7). cmd/flower reads them from flower.yaml (package config).
 	Policies resume.Policies
+	// Permissions decide, before a call's intent is recorded, whether it
+	// may run (R9.3); nil allows every call. Subagents share their
+	// runtime's rules.
+	Permissions *permission.Rules
+	// Asker asks the person about a call an ask rule matched; nil means
+	// no one can answer, so such calls are denied with a note.
+	Asker PermissionAsker
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -60,6 +68,11 @@ type Runtime struct {
 	trim      bool
 	handoffAt float64
 	policies  resume.Policies
+	perms     *permission.Rules
+	asker     PermissionAsker
+
+	grantMu sync.Mutex      // guards grants
+	grants  map[string]bool // ask rules the person allowed for this run
 
 	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
 	total      float64
@@ -83,7 +96,8 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
-		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, interrupt: make(chan string, 1)}
+		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, interrupt: make(chan string, 1),
+		perms: opts.Permissions, asker: opts.Asker}
 	if r.now == nil {
 		r.now = time.Now
 	}

@@ -29,6 +29,8 @@ type session struct {
 	// held are results of calls without an intent, not yet durable: the
 	// next commit carries them (see runTools).
 	held []store.Entry
+	// intents are the calls whose intent the response's commit recorded.
+	intents map[string]bool
 	// meta is a new session's metadata until it commits with the
 	// session's first entries.
 	meta *store.Meta
@@ -36,7 +38,8 @@ type session struct {
 
 // open loads the session to continue, forks it, or starts a new one.
 func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Result) (*session, error) {
-	s := &session{rt: r, spec: spec, opts: opts, res: res, step: opts.step, top: opts.subPath == ""}
+	s := &session{rt: r, spec: spec, opts: opts, res: res, step: opts.step, top: opts.subPath == "",
+		intents: map[string]bool{}}
 	if s.step == "" {
 		s.step = spec.Name
 	}

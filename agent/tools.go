@@ -125,7 +125,7 @@ func (s *session) resolve(ctx context.Context, c resume.Call) (store.Op, error) 
 			return store.Op{}, err
 		}
 	}
-	return s.runTool(ctx, u)
+	return s.runTool(ctx, c)
 }
 
 // ErrDiscarded ends a run that the discard policy abandoned. A tool whose
@@ -139,8 +139,11 @@ var ErrDiscarded = errors.New("discarded")
 const truncatedText = "Not run: your response hit the output token limit, so this call's input was cut off. Make the call again with a smaller input (split a large file into several Write/Edit calls)."
 
 // runTool executes one call. Every failure is a result the model sees,
-// except a discard, which ends the run.
-func (s *session) runTool(ctx context.Context, u *model.ToolUse) (op store.Op, err error) {
+// except a discard, which ends the run. The permission rules are applied
+// first; an allowed effect whose intent is not durable yet (it needed a
+// yes) gets it before it runs.
+func (s *session) runTool(ctx context.Context, c resume.Call) (op store.Op, err error) {
+	u := c.Use
 	op = store.Op{ID: u.ID, Tool: u.Name}
 	t, ok := s.rt.tools[u.Name]
 	switch {
@@ -153,6 +156,14 @@ func (s *session) runTool(ctx context.Context, u *model.ToolUse) (op store.Op, e
 	case ctx.Err() != nil:
 		op.Content, op.IsError, op.Cut = cutText, true, true
 		return op, nil
+	}
+	if denied, ok := s.permit(ctx, u); !ok {
+		return denied, nil
+	}
+	if s.isEffect(u.Name) && c.Runs == 0 && !s.intended(u) {
+		if err := s.intend(ctx, u); err != nil {
+			return op, err
+		}
 	}
 	op.Class = t.Class().String()
 	res, err := safeRun(withCall(ctx, callInfo{id: u.ID, s: s}), t, u)
