@@ -34,7 +34,9 @@ const FileName = "flower.yaml"
 
 // Config is the content of flower.yaml.
 type Config struct {
-	Resume Resume `yaml:"resume"`
+	Resume      Resume      `yaml:"resume"`
+	Sandbox     Sandbox     `yaml:"sandbox"`     // sandbox.go
+	Permissions Permissions `yaml:"permissions"` // permissions.go
 }
 
 // Resume holds the policies for ambiguous ops, from the most specific
