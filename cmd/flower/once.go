@@ -75,8 +75,15 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 		return &exitError{code: exitFailed, err: err}
 	}
 	defer s.Close()
+	box, err := contain(cfg, g.workspace, out)
+	if err != nil {
+		return err
+	}
+	defer box.Close()
+	// No one answers questions in once: an ask rule denies (R9.3).
 	rt, err := agent.New(agent.Options{Workspace: g.workspace, Store: s, Provider: b.provider,
-		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies()})
+		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies(),
+		ToolEnv: box.toolEnv(), Permissions: box.rules})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

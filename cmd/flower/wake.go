@@ -106,6 +106,11 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return err
 	}
 	defer b.release()
+	box, err := contain(cfg, ws, out)
+	if err != nil {
+		return err
+	}
+	defer box.Close()
 	o := newOracle(ws, g.runDir, b)
 	defer o.Close()
 	sink := func(e event.Event) { fe.sink(e); o.Observe(e) }
@@ -115,7 +120,8 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return &exitError{code: exitFailed, err: err}
 	}
 	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
-		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies()})
+		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies(),
+		ToolEnv: box.toolEnv(), Permissions: box.rules, Asker: ch})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
