@@ -65,6 +65,7 @@ func (r *Runtime) Run(ctx context.Context, spec Spec, prompt string, opts RunOpt
 	res.End = r.now()
 	if opts.subPath == "" { // a subagent's cost is counted in its parent's
 		r.addCost(res.Cost)
+		r.shells.StopAll() // the step ended: its background shells end (R9.4)
 	}
 	if s != nil {
 		s.emit(event.Event{Kind: event.Result, Text: res.Text, Payload: resultPayload(res)})

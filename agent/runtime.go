@@ -68,6 +68,7 @@ type Runtime struct {
 	trim      bool
 	handoffAt float64
 	policies  resume.Policies
+	shells    *tool.Shells // Bash's background commands; stopped when a top-level run ends
 	perms     *permission.Rules
 	asker     PermissionAsker
 
@@ -128,6 +129,10 @@ func (r *Runtime) registry(opts Options) tool.Registry {
 		env = *opts.ToolEnv
 		env.Workspace = r.workspace
 	}
+	if env.Shells == nil {
+		env.Shells = tool.NewShells()
+	}
+	r.shells = env.Shells
 	tools := append(tool.Builtins(env), &taskTool{rt: r})
 	return tool.NewRegistry(append(tools, opts.Tools...)...)
 }

@@ -48,7 +48,7 @@ func (t *Bash) Description() string {
 - A non-zero exit status makes the result an error carrying the exit code and the output.
 - Output over %d bytes is cut in the middle, keeping the beginning and the end.
 - Stdin is empty, so interactive programs (editors, pagers, prompts) cannot work: pass flags such as -y, use git --no-pager.
-- Processes still running in the background when the command returns are killed; Bash cannot start servers that outlive the call.
+- Processes still running when the command returns are killed, setsid ones too. To keep a server or a long build running, set run_in_background: the call returns at once with a shell id; read its output with BashOutput and stop it with KillShell. Background shells stop when this step ends.
 - Quote paths that contain spaces.
 - Prefer the dedicated tools: Read over cat, head and tail; Edit and Write over sed, awk or echo redirection; Glob over find and ls; Grep over grep and rg.%s`,
 		env.BashTimeout.Milliseconds(), env.BashMaxTimeout.Milliseconds(), env.OutputCap, sandboxLine(env.Sandbox))
@@ -69,15 +69,17 @@ func (t *Bash) Schema() json.RawMessage {
   "type": "object",
   "properties": {
     "command": {"type": "string", "description": "The shell command to run."},
-    "timeout": {"type": "integer", "minimum": 1, "maximum": %d, "description": "Timeout in milliseconds (default %d, at most %d)."}
+    "timeout": {"type": "integer", "minimum": 1, "maximum": %d, "description": "Timeout in milliseconds (default %d, at most %d)."},
+    "run_in_background": {"type": "boolean", "description": "Run the command in the background and return at once with a shell id (for servers and long builds)."}
   },
   "required": ["command"]
 }`, env.BashMaxTimeout.Milliseconds(), env.BashTimeout.Milliseconds(), env.BashMaxTimeout.Milliseconds()))
 }
 
 type bashInput struct {
-	Command string  `json:"command"`
-	Timeout flexInt `json:"timeout"`
+	Command    string  `json:"command"`
+	Timeout    flexInt `json:"timeout"`
+	Background bool    `json:"run_in_background"`
 }
 
 func (t *Bash) Run(ctx context.Context, input json.RawMessage) (Result, error) {
@@ -92,7 +94,25 @@ func (t *Bash) Run(ctx context.Context, input json.RawMessage) (Result, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return Errorf("Bash: command is empty"), nil
 	}
+	if in.Background {
+		return background(ctx, env, in.Command)
+	}
 	return runShell(ctx, env, in.Command, in.timeout(env))
+}
+
+// background starts command as a background shell named by the call's id.
+func background(ctx context.Context, env Env, command string) (Result, error) {
+	if env.Shells == nil {
+		return Errorf("Bash: run_in_background is not available here; run the command in the foreground."), nil
+	}
+	id := CallID(ctx)
+	if id == "" {
+		id = fmt.Sprintf("shell-%d", time.Now().UnixNano())
+	}
+	if err := env.Shells.start(env, id, command); err != nil {
+		return Errorf("Bash: start in the background: %v", err), nil
+	}
+	return Result{Content: fmt.Sprintf("Started in the background as shell %s. Read its output with BashOutput (bash_id %q) and stop it with KillShell (shell_id %q). It stops when this step ends, and when flower stops.", id, id, id)}, nil
 }
 
 // timeout is the asked-for timeout, clamped to the configured maximum
