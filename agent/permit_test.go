@@ -112,3 +112,23 @@ func TestAskUnattended(t *testing.T) {
 		}
 	}
 }
+
+// TestSubagentInheritsRules: a subagent's calls meet its step's rules.
+func TestSubagentInheritsRules(t *testing.T) {
+	f := newFixture(t, modeltest.Script(
+		modeltest.Turn{ToolCalls: []modeltest.ToolCall{call("Task", `{"description":"write ci","prompt":"write .github/ci.yml"}`)}},
+		modeltest.Turn{ToolCalls: []modeltest.ToolCall{call("Write", `{"file_path":".github/ci.yml","content":"x"}`)}},
+		modeltest.Turn{Text: "could not"},
+		modeltest.Turn{Text: "done"}))
+	f.rt = f.runtimeWith(agent.Options{Permissions: rules(t, f.ws, nil, []string{"Write(.github/**)"})})
+	res := f.run(agent.Spec{Name: "work"}, "delegate", agent.RunOptions{})
+	if !res.OK {
+		t.Fatalf("result %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, ".github", "ci.yml")); !os.IsNotExist(err) {
+		t.Fatalf("the subagent's denied Write ran (stat: %v)", err)
+	}
+	if got := f.eventLines(event.Denied); len(got) != 1 {
+		t.Fatalf("denied events = %q, want the subagent's one", got)
+	}
+}
