@@ -21,6 +21,7 @@ import (
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/permission"
 	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/store/sqlite"
 )
@@ -53,6 +54,9 @@ type Options struct {
 	// Notes is the workbench notes directory; default
 	// <Workspace>/.flower/notes.
 	Notes string
+	// Permissions are the run's rules: a deny on Read covers the oracle's
+	// reads too (R9.3). Nil allows every read.
+	Permissions *permission.Rules
 }
 
 // Oracle answers side questions. Observe is its event sink; Ask and
@@ -140,7 +144,7 @@ func (o *Oracle) open() error {
 		return err
 	}
 	rt, err := agent.New(agent.Options{Workspace: o.opts.Workspace, Provider: o.opts.Provider,
-		Store: s, Retry: o.opts.Retry})
+		Store: s, Retry: o.opts.Retry, Permissions: o.opts.Permissions})
 	if err != nil {
 		s.Close()
 		return err

@@ -111,7 +111,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return err
 	}
 	defer box.Close()
-	o := newOracle(ws, g.runDir, b)
+	o := newOracle(ws, g.runDir, b, box.rules)
 	defer o.Close()
 	sink := func(e event.Event) { fe.sink(e); o.Observe(e) }
 	ch := human.New(human.Options{Sink: sink, MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout),
