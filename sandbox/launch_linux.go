@@ -144,14 +144,20 @@ func namespaces() nsConfig {
 }
 
 func probeHelper(n nsConfig) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return err
+	// Whether the kernel lets us create the namespaces does not depend on
+	// the program: a tiny one is cheaper to start than the helper (which
+	// is flower), and only where there is none is the helper used.
+	c := exec.Command("true")
+	if _, err := exec.LookPath("true"); err != nil {
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		js, _ := json.Marshal(spec{Probe: true})
+		c = exec.Command(exe)
+		c.Args = []string{helperName}
+		c.Env = append(os.Environ(), InitEnv+"="+string(js))
 	}
-	js, _ := json.Marshal(spec{Probe: true})
-	c := exec.Command(exe)
-	c.Args = []string{helperName}
-	c.Env = append(os.Environ(), InitEnv+"="+string(js))
 	c.SysProcAttr = n.attr()
 	out, err := c.CombinedOutput()
 	if err != nil {
