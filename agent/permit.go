@@ -72,7 +72,7 @@ func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok
 		op.Content = fmt.Sprintf(unattendedText, u.Name, d.Rule, "there is no one to ask")
 		return op, false
 	}
-	q := fmt.Sprintf("Allow this %s call: %s\n(it matches the ask rule %s in flower.yaml)", u.Name, summary(u.Input), d.Rule)
+	q := fmt.Sprintf("Allow this %s call: %s  (ask rule %s in flower.yaml)", u.Name, summary(u.Input), d.Rule)
 	answer, state, err := s.rt.asker.AskPermission(ctx, u.ID, q, permission.ReplyOptions)
 	switch {
 	case err != nil:

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -178,4 +179,29 @@ func processesWith(arg string) []int {
 		}
 	}
 	return out
+}
+
+// TestAskRuleAsksThePerson: in an attended wake, a call an ask rule
+// matches waits for the person's answer, typed as an option's number.
+func TestAskRuleAsksThePerson(t *testing.T) {
+	t.Parallel()
+	_, env := fakeModel(t)
+	dir := t.TempDir()
+	writeTestFile(t, filepath.Join(dir, "flower.yaml"), "permissions:\n  ask: [\"Write(out.txt)\"]\n")
+	p := startFlower(t, dir, env, true, testTask)
+	p.waitOutput("? " + askQuestion)
+	if _, err := io.WriteString(p.stdin, "1\n"); err != nil {
+		t.Fatal(err)
+	}
+	p.waitOutput("? Allow this Write call: out.txt  (ask rule Write(out.txt) in flower.yaml)")
+	if _, err := io.WriteString(p.stdin, "1\n"); err != nil { // allow once
+		t.Fatal(err)
+	}
+	r := p.wait()
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := readFile(t, filepath.Join(dir, "out.txt")); got != "hi\n" {
+		t.Errorf("out.txt = %q after the person allowed the Write", got)
+	}
 }
