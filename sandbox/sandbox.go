@@ -198,6 +198,10 @@ func (s *Sandbox) Summary() string {
 	if !s.Network() {
 		net = "Network access (TCP) is denied."
 	}
-	return fmt.Sprintf("Commands run in a sandbox: they can read any file but write only under %s ($TMPDIR is %s; /tmp is not writable, use $TMPDIR). %s",
-		strings.Join(w, ", "), s.tmp, net)
+	tmp := fmt.Sprintf("$TMPDIR is %s", s.tmp)
+	if !slices.Contains(w, "/tmp") {
+		tmp += "; /tmp is not writable, use $TMPDIR"
+	}
+	return fmt.Sprintf("Commands run in a sandbox: they can read any file but write only under %s (%s). %s",
+		strings.Join(w, ", "), tmp, net)
 }
