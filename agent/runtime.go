@@ -54,6 +54,9 @@ type Options struct {
 	// Asker asks the person about a call an ask rule matched; nil means
 	// no one can answer, so such calls are denied with a note.
 	Asker PermissionAsker
+	// Secrets are scrubbed from every tool result before it is stored,
+	// emitted or sent to the model (issue 10); nil scrubs nothing.
+	Secrets *tool.Secrets
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -68,6 +71,7 @@ type Runtime struct {
 	trim      bool
 	handoffAt float64
 	policies  resume.Policies
+	secrets   *tool.Secrets
 	shells    *tool.Shells // Bash's background commands; stopped when a top-level run ends
 	perms     *permission.Rules
 	asker     PermissionAsker
@@ -97,7 +101,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
-		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, interrupt: make(chan string, 1),
+		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, secrets: opts.Secrets, interrupt: make(chan string, 1),
 		perms: opts.Permissions, asker: opts.Asker}
 	if r.now == nil {
 		r.now = time.Now

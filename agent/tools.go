@@ -177,6 +177,7 @@ func (s *session) runTool(ctx context.Context, c resume.Call) (op store.Op, err 
 	default:
 		op.Content, op.IsError = res.Content, res.IsError
 	}
+	op.Content = s.rt.secrets.Redact(op.Content) // before it is stored, shown or sent
 	return op, nil
 }
 

@@ -34,9 +34,13 @@ const FileName = "flower.yaml"
 
 // Config is the content of flower.yaml.
 type Config struct {
-	Resume      Resume      `yaml:"resume"`
-	Sandbox     Sandbox     `yaml:"sandbox"`     // sandbox.go
-	Permissions Permissions `yaml:"permissions"` // permissions.go
+	Resume Resume `yaml:"resume"`
+	// Issue 10's keys: sandbox in sandbox.go (secrets in contain.go),
+	// permissions in permissions.go, models and model in contain.go.
+	Sandbox     Sandbox               `yaml:"sandbox"`
+	Permissions Permissions           `yaml:"permissions"`
+	Models      map[string]ModelPrice `yaml:"models"`
+	Model       ModelSettings         `yaml:"model"`
 }
 
 // Resume holds the policies for ambiguous ops, from the most specific
@@ -125,6 +129,9 @@ func Parse(name string, data []byte) (Config, error) {
 	}
 	if err != nil {
 		return Config{}, describe(name, body, err)
+	}
+	if err := cfg.checkContain(name); err != nil {
+		return Config{}, err
 	}
 	return cfg, nil
 }

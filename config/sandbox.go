@@ -17,12 +17,14 @@ import (
 //	  mode: auto          # auto | required | off
 //	  network: true       # false denies TCP connect and bind
 //	  writable: [~/.cache/go-build, /tmp]
+//	  secrets: [GITHUB_TOKEN]   # contain.go: scrubbed from results, events and the store
 //
 // Network is a pointer so that an unset key keeps the default, true.
 type Sandbox struct {
 	Mode     SandboxMode `yaml:"mode"`
 	Network  *bool       `yaml:"network"`
 	Writable []string    `yaml:"writable"`
+	Secrets  []string    `yaml:"secrets"`
 }
 
 // SandboxMode is sandbox.mode, checked where the decoder holds its node.

@@ -24,6 +24,7 @@ import (
 	"github.com/flower-run/flower/permission"
 	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/store/sqlite"
+	"github.com/flower-run/flower/tool"
 )
 
 // The oracle's limits (R6.5).
@@ -57,6 +58,8 @@ type Options struct {
 	// Permissions are the run's rules: a deny on Read covers the oracle's
 	// reads too (R9.3). Nil allows every read.
 	Permissions *permission.Rules
+	// Secrets are scrubbed from what its tools return (issue 10).
+	Secrets *tool.Secrets
 }
 
 // Oracle answers side questions. Observe is its event sink; Ask and
@@ -143,8 +146,10 @@ func (o *Oracle) open() error {
 	if err != nil {
 		return err
 	}
+	// The run dir is out of its tools' reach, as it is of the run's.
 	rt, err := agent.New(agent.Options{Workspace: o.opts.Workspace, Provider: o.opts.Provider,
-		Store: s, Retry: o.opts.Retry, Permissions: o.opts.Permissions})
+		Store: s, Retry: o.opts.Retry, Secrets: o.opts.Secrets, Permissions: o.opts.Permissions,
+		ToolEnv: &tool.Env{Workspace: o.opts.Workspace, Forbidden: []string{o.opts.RunDir}}})
 	if err != nil {
 		s.Close()
 		return err

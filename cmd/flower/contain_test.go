@@ -3,205 +3,271 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/flower-run/flower/model/modeltest"
+	"github.com/flower-run/flower/workflow/starter"
 )
 
-// secretKey is the API key the fake model accepts: long enough that no
-// tool output holds it by chance.
-const secretKey = "sk-ant-test-4f9d2c7e1b8a6350-secret"
+// Issue 10's done-when tests: real flower processes, a fake model asking
+// for harmful calls.
 
-func bashTurn(command string) modeltest.Turn {
-	return call("", "Bash", map[string]any{"command": command})
+// defaultState is the environment of a flower that keeps its state where
+// it does by default (no -r, no FLOWER_RUN_DIR), under a state home of the
+// test's own.
+func defaultState(t *testing.T) (state string, env []string) {
+	state = t.TempDir()
+	return state, []string{"XDG_STATE_HOME=" + state, runDirEnv + "="}
 }
 
-// gitRepo makes dir a git repository with one commit and a bare remote,
-// and returns the remote's path.
-func gitRepo(t *testing.T, dir string) string {
+// projectsOf is the one run dir under a state home.
+func projectsOf(t *testing.T, state string) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("git is missing in CI")
-		}
-		t.Skip("no git")
+	dirs, _ := filepath.Glob(filepath.Join(state, "flower", "projects", "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("state home holds %v, want one project directory", dirs)
 	}
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	for _, args := range [][]string{{"init", "-q", "--bare", remote}, {"init", "-q", dir},
-		{"-C", dir, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "one"},
-		{"-C", dir, "remote", "add", "origin", remote}} {
-		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return remote
+	return dirs[0]
 }
 
-// TestContainmentThroughTheCLI: a fake model asks flower once for each
-// harmful call (issue 10). A deny rule stops git push; an ask rule with no
-// one to answer denies; under the sandbox, a write outside the workspace
-// fails; no process the agent starts reads flower's environment; a setsid
-// grandchild is dead when its call ends.
-func TestContainmentThroughTheCLI(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the sandbox is Linux's")
+// hostileWork plays the starter flow, except that the work step first
+// tries to destroy flower's state: rm -rf of the workspace, git clean
+// -fdx, a Write aimed at the store; then does the work anyway.
+func hostileWork(storePath string) modeltest.Responder {
+	return func(r *modeltest.Request) modeltest.Turn {
+		if stepOf(r.System) != "work" {
+			return play(r)
+		}
+		_, results := lastPrompt(r.Messages)
+		switch len(results) {
+		case 0:
+			return call("Cleaning up.", "Bash", map[string]any{"command": "git init -q . && git clean -fdxq; rm -rf ./* ./.[!.]*; ls -A"})
+		case 1:
+			return call("Resetting flower.", "Write", map[string]any{"file_path": storePath, "content": "garbage"})
+		case 2:
+			return call("Writing out.txt.", "Write", map[string]any{"file_path": "out.txt", "content": "hi\n"})
+		}
+		return modeltest.Turn{Text: "Done."}
 	}
+}
+
+// rm -rf, git clean -fdx and a Write aimed at the store leave the run
+// intact: the state is outside the workspace, the store out of the file
+// tools' reach, the notes are written back, and the next wake continues.
+func TestHarmfulCallsLeaveTheStateIntact(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	remote := gitRepo(t, dir)
-	outside := t.TempDir()
-	marker := fmt.Sprintf("%d.%d", 2000+os.Getpid()%1000, time.Now().UnixNano()%100000)
-	writeTestFile(t, filepath.Join(dir, "flower.yaml"), "permissions:\n  ask: [\"Bash(npm publish:*)\"]\n  deny: [\"Bash(git push:*)\"]\n")
-	srv, env := fakeModelWith(t, modeltest.Script(
-		bashTurn("git status >/dev/null && git push origin HEAD:main"),
-		bashTurn("npm publish"),
-		bashTurn("echo x > "+filepath.Join(outside, "escaped")+"; echo in > inside"),
-		bashTurn("cat /proc/$PPID/environ; for f in /proc/[0-9]*/environ; do cat $f; echo; done; env"),
-		bashTurn("setsid sh -c 'sleep "+marker+"; echo late > late' >/dev/null 2>&1 & echo started"),
-		modeltest.Turn{Text: "done"},
-	))
-	env = append(env[:1], "ANTHROPIC_API_KEY="+secretKey)
-	r := flower(t, dir, env, "once", "try harmful things")
+	state, env := defaultState(t)
+	var once sync.Once
+	var storePath string
+	srv, fenv := fakeModelWith(t, func(r *modeltest.Request) modeltest.Turn {
+		once.Do(func() { storePath = filepath.Join(projectsOf(t, state), storeFile) })
+		return hostileWork(storePath)(r)
+	})
+	env = append(env, fenv...)
+	r := flower(t, dir, env, args(testTask)...)
 	if r.code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		t.Fatalf("the run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if pids := processesWith(marker); len(pids) > 0 {
-		t.Errorf("the setsid grandchild outlived its call: %v", pids)
+	if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
+		t.Error("the state went into the workspace")
 	}
-	// Each request after the first answers one call; the view drops old
-	// denials (R4.5), so read each result from the request right after it.
-	reqs := srv.Requests()
-	var results []string
-	for _, req := range reqs[1:] {
-		rs := toolResults(req)
-		results = append(results, rs[len(rs)-1])
+	runDir := projectsOf(t, state)
+	if runs := runsOf(t, runDir); len(runs) != 1 || runs[0].Outcome != "passed" {
+		t.Fatalf("runs %+v, want one passed", runs)
 	}
-	if len(results) != 5 {
-		t.Fatalf("%d tool results, want 5: %q", len(results), results)
+	results := toolResults(ofStep(srv.Requests(), "work")[2])
+	if len(results) < 2 || !strings.Contains(results[1], "flower's own state") {
+		t.Errorf("the Write aimed at the store was not refused: %q", results)
 	}
-	wantIn(t, "git push", results[0], "deny rule Bash(git push:*) in flower.yaml")
-	if out, _ := exec.Command("git", "-C", remote, "rev-parse", "--verify", "-q", "main").CombinedOutput(); len(bytes.TrimSpace(out)) > 0 {
-		t.Errorf("git push reached the remote: %s", out)
-	}
-	wantIn(t, "npm publish", results[1], "ask rule Bash(npm publish:*)", "there is no one to ask")
-	wantIn(t, "write outside", results[2], "Permission denied")
-	if _, err := os.Stat(filepath.Join(outside, "escaped")); !os.IsNotExist(err) {
-		t.Errorf("Bash wrote outside the workspace (stat: %v)", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "inside")); err != nil {
-		t.Errorf("Bash could not write the workspace: %v", err)
-	}
-	for i, req := range reqs {
-		if bytes.Contains(req.Body, []byte(secretKey)) {
-			t.Errorf("request %d carries the API key", i)
+	for _, rel := range []string{starter.BriefPath, starter.GoalsPath} {
+		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+			t.Errorf("%s was not written back: %v", rel, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "late")); !os.IsNotExist(err) {
-		t.Errorf("the grandchild wrote after its call (stat: %v)", err)
+	judge := ofStep(srv.Requests(), "judge")
+	if len(judge) == 0 || !strings.Contains(userTexts(judge[0])[0], "out.txt says hi") {
+		t.Errorf("the judge did not get the goals back")
+	}
+	// The next wake continues the same thread: it knows the run passed.
+	again := flower(t, dir, env, args()...)
+	if again.code != 0 || !strings.Contains(again.stdout, "passed its verdict") {
+		t.Errorf("the next wake: exit %d\n%s%s", again.code, again.stdout, again.stderr)
+	}
+	st := flower(t, dir, env, "status")
+	if !strings.Contains(st.stdout, "state      "+runDir) {
+		t.Errorf("flower status does not say where the state is:\n%s", st.stdout)
 	}
 }
 
-// TestSetsidDiesWithKilledFlower: a setsid grandchild of a Bash call dies
-// when flower is SIGKILLed in the middle of the call, and writes nothing.
-func TestSetsidDiesWithKilledFlower(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("PID namespaces are Linux's")
-	}
+// The secrets flower knows never reach a request body, an event or the
+// store, though Bash reads flower's own environment from /proc; and an
+// OSC 52 sequence in tool output never reaches the terminal.
+func TestSecretsNeverLeave(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	marker := fmt.Sprintf("%d.%d", 3000+os.Getpid()%1000, time.Now().UnixNano()%100000)
-	_, env := fakeModelWith(t, modeltest.Script(
-		bashTurn("setsid sh -c 'sleep "+marker+"; echo late > late' >/dev/null 2>&1 & sleep "+marker),
-		modeltest.Turn{Text: "done"},
-	))
-	p := startFlower(t, dir, env, false, "once", "start a daemon")
-	deadline := time.Now().Add(guard)
-	for len(processesWith(marker)) < 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the sleeps never started\n%s\n%s", p.stdout, p.stderr)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if err := p.cmd.Process.Kill(); err != nil {
+	const key, token, mine = "sk-ant-test-KEY-0123456789abcdef", "flower-token-0123456789abcdef", "my-own-secret-0123456789"
+	if err := os.WriteFile(filepath.Join(dir, "flower.yaml"), []byte("sandbox:\n  secrets: [MY_SECRET]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p.ended()
-	for len(processesWith(marker)) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("processes outlived a SIGKILLed flower: %v", processesWith(marker))
+	srv, _ := fakeModelWith(t, func(r *modeltest.Request) modeltest.Turn {
+		if stepOf(r.System) != "work" {
+			return play(r)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "late")); !os.IsNotExist(err) {
-		t.Errorf("the grandchild wrote after flower died (stat: %v)", err)
-	}
-}
-
-func wantIn(t *testing.T, what, got string, parts ...string) {
-	t.Helper()
-	for _, p := range parts {
-		if !strings.Contains(got, p) {
-			t.Errorf("%s: result %q lacks %q", what, got, p)
+		_, results := lastPrompt(r.Messages)
+		switch len(results) {
+		case 0:
+			return call("Looking around.", "Bash", map[string]any{"command": `printf 'x\033]52;c;cm0gLXJmIH4=\007y\n'; tr '\0' '\n' < /proc/$PPID/environ; echo ---; env; echo "usable=$(tr '\0' '\n' < /proc/$PPID/environ | grep -c '^ANTHROPIC_API_KEY=sk-')"`})
+		case 1:
+			return call("Writing out.txt.", "Write", map[string]any{"file_path": "out.txt", "content": "hi\n"})
 		}
+		return modeltest.Turn{Text: "Done."}
+	})
+	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=" + key, "FLOWER_TOKEN=" + token, "MY_SECRET=" + mine}
+	r := flower(t, dir, env, args(testTask)...)
+	if r.code != 0 {
+		t.Fatalf("the run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-}
-
-func writeTestFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
+	work := ofStep(srv.Requests(), "work")
+	seen := toolResults(work[1])[0]
+	if !strings.Contains(seen, "MY_SECRET="+"[redacted]") && !strings.Contains(seen, "ermission denied") {
+		t.Errorf("the Bash call did not run as planned: %q", seen)
 	}
-}
-
-// processesWith lists the live processes one of whose arguments is arg.
-func processesWith(arg string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		for _, a := range bytes.Split(b, []byte{0}) {
-			if string(a) == arg {
-				out = append(out, pid)
+	if !strings.Contains(seen, "usable=0") {
+		t.Errorf("a command could still read and use the key from /proc/$PPID/environ: %q", seen)
+	}
+	if !strings.Contains(r.stdout, "xy") {
+		t.Errorf("the tool output did not reach the terminal as text:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stdout, "\x1b]52") || strings.Contains(r.stdout, "\x1b") {
+		t.Errorf("an escape sequence reached the terminal:\n%q", r.stdout)
+	}
+	stored := storeBytes(t, filepath.Join(dir, "runs"))
+	for _, secret := range []string{key, token, mine} {
+		for _, req := range srv.Requests() {
+			if bytes.Contains(req.Body, []byte(secret)) {
+				t.Errorf("request %d carried a secret %q", req.N, secret[:8])
 			}
 		}
+		if strings.Contains(r.stdout+r.stderr, secret) {
+			t.Errorf("the terminal showed a secret %q", secret[:8])
+		}
+		if bytes.Contains(stored, []byte(secret)) {
+			t.Errorf("the store holds a secret %q", secret[:8])
+		}
 	}
-	return out
 }
 
-// TestAskRuleAsksThePerson: in an attended wake, a call an ask rule
-// matches waits for the person's answer, typed as an option's number.
-func TestAskRuleAsksThePerson(t *testing.T) {
+// storeBytes is everything in a run dir's store files.
+func storeBytes(t *testing.T, runDir string) []byte {
+	t.Helper()
+	var all []byte
+	for _, name := range []string{"sessions.db", "sessions.db-wal", "lineage.json", "manifest.json"} {
+		b, _ := os.ReadFile(filepath.Join(runDir, name))
+		all = append(all, b...)
+	}
+	return all
+}
+
+// A model server that accepts and never answers, and one whose stream
+// stops mid-answer, are cut within the timeouts and retried; the retry
+// is reported.
+func TestStalledModelIsCutAndRetried(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "flower.yaml"), []byte("model:\n  first_byte_timeout: 1s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, env := fakeModelWith(t, func(r *modeltest.Request) modeltest.Turn {
+		switch r.N {
+		case 1:
+			return modeltest.Turn{Fault: &modeltest.Fault{Stall: true}}
+		case 3:
+			return modeltest.Turn{Fault: &modeltest.Fault{StallAfterStart: true}}
+		}
+		return play(r)
+	})
+	r := flower(t, dir, env, args("--idle-timeout", "1s", testTask)...)
+	if r.code != 0 {
+		t.Fatalf("the run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := srv.Count(); got != perRun+2 {
+		t.Errorf("%d requests, want %d: the two stalled ones again", got, perRun+2)
+	}
+	if n := strings.Count(r.stdout, "first byte timeout") + strings.Count(r.stdout, "stream idle timeout"); n != 2 {
+		t.Errorf("%d stalls reported, want 2:\n%s", n, r.stdout)
+	}
+}
+
+// Two runs never work in one workspace at once, whatever their run dirs.
+func TestOneDriverPerWorkspace(t *testing.T) {
+	t.Parallel()
+	srv, env := fakeModel(t)
+	held, release := make(chan struct{}), make(chan struct{})
+	var holdOnce, releaseOnce sync.Once
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) })
+	srv.onRequest(func(r *modeltest.Request) { holdOnce.Do(func() { close(held); <-release }) })
+	dir := t.TempDir()
+	a := startFlower(t, dir, env, false, args("-r", "one", testTask)...)
+	select {
+	case <-held:
+	case <-a.done:
+		t.Fatalf("a ended early\n%s%s", a.stdout, a.stderr)
+	}
+	b := flower(t, dir, env, args("-r", "two", "another task")...)
+	if b.code != 1 || !strings.Contains(b.stderr, "never share a workspace") || !strings.Contains(b.stderr, fmt.Sprintf("pid %d", a.cmd.Process.Pid)) ||
+		!strings.Contains(b.stderr, "flower ps") {
+		t.Errorf("the second driver: exit %d\n%s%s", b.code, b.stdout, b.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "two", storeFile)); err == nil {
+		t.Error("the refused driver created a store")
+	}
+	releaseOnce.Do(func() { close(release) })
+	if r := a.wait(); r.code != 0 {
+		t.Fatalf("a: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A ./runs an older flower kept for this workspace is used, with a notice.
+func TestOldRunsDirIsKept(t *testing.T) {
 	t.Parallel()
 	_, env := fakeModel(t)
 	dir := t.TempDir()
-	writeTestFile(t, filepath.Join(dir, "flower.yaml"), "permissions:\n  ask: [\"Write(out.txt)\"]\n")
-	p := startFlower(t, dir, env, true, testTask)
-	p.waitOutput("? " + askQuestion)
-	if _, err := io.WriteString(p.stdin, "1\n"); err != nil {
+	if r := flower(t, dir, env, args("-r", "runs", testTask)...); r.code != 0 { // what an older flower left
+		t.Fatalf("the first run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	_, def := defaultState(t)
+	r := flower(t, dir, append(env, def...), args()...)
+	if r.code != 0 || !strings.Contains(r.stdout, "passed its verdict") || strings.Count(r.stderr, "using ./runs") != 1 {
+		t.Errorf("the wake after the upgrade: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// --budget on a model flower has no prices for is refused, unless
+// flower.yaml gives them.
+func TestBudgetNeedsKnownPrices(t *testing.T) {
+	t.Parallel()
+	srv := modeltest.NewOpenAI(func(*modeltest.Request) modeltest.Turn { return modeltest.Turn{Text: "hello"} })
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	env := []string{"OPENAI_BASE_URL=" + srv.OpenAIBaseURL()}
+	cmd := []string{"once", "--model", "openai/llama3.1", "--budget", "1", "say hi"}
+	if r := flower(t, dir, env, cmd...); r.code != 2 || !strings.Contains(r.stderr, "flower.yaml") {
+		t.Errorf("without prices: exit %d\n%s", r.code, r.stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "flower.yaml"), []byte("models:\n  llama3.1: {input_per_mtok: 0, output_per_mtok: 0, window: 32000}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p.waitOutput("? Allow this Write call: out.txt  (ask rule Write(out.txt) in flower.yaml)")
-	if _, err := io.WriteString(p.stdin, "1\n"); err != nil { // allow once
-		t.Fatal(err)
+	if r := flower(t, dir, env, cmd...); r.code != 0 {
+		t.Errorf("with prices in flower.yaml: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	r := p.wait()
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-	if got := readFile(t, filepath.Join(dir, "out.txt")); got != "hi\n" {
-		t.Errorf("out.txt = %q after the person allowed the Write", got)
+	for _, bad := range [][]string{{"--timeout", "-5", "x"}, {"--timeout", "NaN", "x"}, {"--max-asks", "-2", "x"}, {"--idle-timeout", "1ms", "x"}} {
+		if r := flower(t, dir, env, bad...); r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("flower %v: exit %d\n%s", bad, r.code, r.stderr)
+		}
 	}
 }

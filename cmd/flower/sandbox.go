@@ -44,8 +44,11 @@ func contain(cfg config.Config, ws string, out io.Writer) (*containment, error) 
 	return &containment{sandbox: sb, rules: rules}, nil
 }
 
-// toolEnv is the built-in tools' settings under this containment.
-func (c *containment) toolEnv() *tool.Env { return &tool.Env{Sandbox: c.sandbox} }
+// toolEnv is base, the built-in tools' settings, under this containment.
+func (c *containment) toolEnv(base *tool.Env) *tool.Env {
+	base.Sandbox = c.sandbox
+	return base
+}
 
 // Close removes the sandbox's TMPDIR.
 func (c *containment) Close() { _ = c.sandbox.Close() }
