@@ -46,6 +46,9 @@ type Options struct {
 	// subagent inherits) and tool; the zero value retries, at most twice in
 	// all (R5.7). cmd/flower reads them from flower.yaml (package config).
 	Policies resume.Policies
+	// Sources offer tools known only once they start (MCP servers); their
+	// tools join the registry at every model call (refreshTools).
+	Sources []tool.Source
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -60,6 +63,7 @@ type Runtime struct {
 	trim      bool
 	handoffAt float64
 	policies  resume.Policies
+	sources   []tool.Source
 
 	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
 	total      float64
@@ -83,7 +87,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
-		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, interrupt: make(chan string, 1)}
+		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, sources: opts.Sources, interrupt: make(chan string, 1)}
 	if r.now == nil {
 		r.now = time.Now
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/tool"
 )
 
 // session is the state of one Run: the stored entries and what the loop has
@@ -22,6 +23,7 @@ type session struct {
 	info    model.Info
 	res     *Result
 	allowed map[string]bool // nil: every tool allowed
+	reg     tool.Registry   // the tools this session sees now (refreshTools)
 	step    string          // the top-level Spec.Name: resume policies are the step's
 	top     bool            // a top-level run: it takes interrupts
 	warned  bool            // the handoff "approaching" event was sent
@@ -37,6 +39,7 @@ type session struct {
 // open loads the session to continue, forks it, or starts a new one.
 func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Result) (*session, error) {
 	s := &session{rt: r, spec: spec, opts: opts, res: res, step: opts.step, top: opts.subPath == ""}
+	s.refreshTools(ctx)
 	if s.step == "" {
 		s.step = spec.Name
 	}

@@ -35,6 +35,7 @@ const FileName = "flower.yaml"
 // Config is the content of flower.yaml.
 type Config struct {
 	Resume Resume `yaml:"resume"`
+	MCP    MCP    `yaml:"mcp"` // config/mcp.go
 }
 
 // Resume holds the policies for ambiguous ops, from the most specific
