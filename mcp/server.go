@@ -43,6 +43,7 @@ type server struct {
 	lastErr error       // why the server is down, for calls made meanwhile
 	stderr  *tail
 	down    chan struct{} // tests: closed when watch notices a death
+	changed chan struct{} // tests: sent to when the server says its tools changed
 }
 
 func newServer(cfg Server, opts *Options) *server {
@@ -160,7 +161,11 @@ func list(ctx context.Context, cs *sdk.ClientSession) ([]*sdk.Tool, error) {
 func (s *server) markStale() {
 	s.mu.Lock()
 	s.stale = true
+	ch := s.changed
 	s.mu.Unlock()
+	if ch != nil {
+		ch <- struct{}{}
+	}
 }
 
 // spawn starts a stdio server in a process group that dies with flower,

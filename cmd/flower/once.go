@@ -75,8 +75,13 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 		return &exitError{code: exitFailed, err: err}
 	}
 	defer s.Close()
+	sources, closeMCP, err := mcpServers(g.workspace, cfg, out)
+	if err != nil {
+		return err
+	}
+	defer closeMCP()
 	rt, err := agent.New(agent.Options{Workspace: g.workspace, Store: s, Provider: b.provider,
-		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies()})
+		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies(), Sources: sources})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

@@ -114,8 +114,13 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err := ch.Restore(ctx); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
+	sources, closeMCP, err := mcpServers(ws, cfg, out)
+	if err != nil {
+		return err
+	}
+	defer closeMCP()
 	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
-		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies()})
+		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies(), Sources: sources})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
