@@ -79,6 +79,6 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	fl.Float64Var(&f.budget, "budget", 0, "USD per step (0: no limit)")
 	fl.BoolVar(&f.reset, "reset", false, "abandon the runs in flight (after confirmation) and move an incompatible store aside")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "with --reset: do not ask for confirmation")
-	root.AddCommand(newOnce(g), newShow(g), newStatus(g), newPs(g), newDiscard(g), newServe(g, f, fl))
+	root.AddCommand(newOnce(g), newShow(g), newStatus(g), newPs(g), newDiscard(g), newServe(g, f, fl), newMCP(g))
 	return root
 }
