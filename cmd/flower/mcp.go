@@ -62,7 +62,7 @@ Register it with a client, e.g. in Claude Code's .mcp.json:
 type mcpDriver struct {
 	g     *globals
 	exe   string
-	mu    sync.Mutex       // guards tasks
+	mu    sync.Mutex          // guards tasks
 	tasks map[string]*mcpTask // by absolute directory
 }
 
