@@ -1,20 +1,25 @@
+//go:build linux
+
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sys/unix"
 
 	"github.com/flower-run/flower/mcp"
 	"github.com/flower-run/flower/model/modeltest"
@@ -28,6 +33,7 @@ func init() {
 	if os.Getenv("FLOWER_TEST_MCP_SERVER") == "" {
 		return
 	}
+	appendFile(filepath.Join(os.Getenv("MCP_DIR"), "pids"), fmt.Sprintln(os.Getpid()))
 	srv := sdk.NewServer(&sdk.Implementation{Name: "appender", Version: "1"}, nil)
 	srv.AddTool(&sdk.Tool{Name: "append", Description: "Appends a line to the effects file, once per idempotency key.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"line":{"type":"string"}},"required":["line"]}`)},
@@ -126,6 +132,35 @@ func onlySession(t *testing.T, dir string) string {
 	return metas[0].Key[strings.LastIndex(metas[0].Key, "/")+1:]
 }
 
+// waitGone waits, on a pidfd, for the process pid to end: an MCP server
+// flower started must die with flower.
+func waitGone(t *testing.T, pid string) {
+	t.Helper()
+	n, err := strconv.Atoi(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.PidfdOpen(n, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return
+	}
+	if err != nil {
+		t.Skipf("pidfd_open: %v", err)
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		k, err := unix.Poll(fds, int(guard.Milliseconds()))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || k == 0 {
+			t.Fatalf("the MCP server (pid %d) outlived flower: %v", n, err)
+		}
+		return
+	}
+}
+
 func readLines(t *testing.T, name string) []string {
 	t.Helper()
 	b, err := os.ReadFile(name)
@@ -167,6 +202,11 @@ func TestMCPCrashDuringEffect(t *testing.T) {
 			}
 			p.cmd.Process.Kill()
 			p.ended()
+			pids := readLines(t, filepath.Join(dir, "pids"))
+			if len(pids) != 1 {
+				t.Fatalf("server pids %q", pids)
+			}
+			waitGone(t, pids[0]) // the server died with flower
 			if !strings.Contains(p.stdout.String(), "mcp: ap 1 tools") {
 				t.Errorf("no banner line for the server:\n%s", p.stdout)
 			}
