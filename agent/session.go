@@ -39,7 +39,6 @@ type session struct {
 // open loads the session to continue, forks it, or starts a new one.
 func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Result) (*session, error) {
 	s := &session{rt: r, spec: spec, opts: opts, res: res, step: opts.step, top: opts.subPath == ""}
-	s.refreshTools(ctx)
 	if s.step == "" {
 		s.step = spec.Name
 	}
@@ -50,6 +49,7 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 			s.allowed[n] = true
 		}
 	}
+	s.refreshTools(ctx) // before a crash's pending calls look their tools up
 	s.id = opts.Resume
 	if s.id == "" {
 		s.id = r.newID()

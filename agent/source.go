@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"maps"
+	"path"
+	"strings"
 
 	"github.com/flower-run/flower/tool"
 )
@@ -14,7 +16,7 @@ import (
 // server's tools/list_changed) reaches the next request. A source's tool
 // never replaces a registered one of the same name.
 func (s *session) refreshTools(ctx context.Context) {
-	if len(s.rt.sources) == 0 {
+	if len(s.rt.sources) == 0 || !s.mayUseSources() {
 		s.reg = s.rt.tools
 		return
 	}
@@ -34,4 +36,35 @@ func (s *session) refreshTools(ctx context.Context) {
 func (s *session) idempotent(name string) bool {
 	t, ok := s.reg[name]
 	return ok && tool.IsIdempotent(t)
+}
+
+// allows reports whether the spec lets the agent use the tool. Spec.Tools
+// names tools, or patterns of them (mcp__github__*, path.Match syntax):
+// an MCP server's tools are known only once it runs.
+func (s *session) allows(name string) bool {
+	if s.allowed == nil || s.allowed[name] {
+		return true
+	}
+	for _, p := range s.spec.Tools {
+		if strings.ContainsAny(p, "*?[") {
+			if ok, _ := path.Match(p, name); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayUseSources reports whether the spec may allow a source's tool: a step
+// whose tool set names none (no mcp__ name or pattern) starts no server.
+func (s *session) mayUseSources() bool {
+	if s.allowed == nil {
+		return true
+	}
+	for _, p := range s.spec.Tools {
+		if strings.HasPrefix(p, "mcp__") || strings.HasPrefix(p, "*") {
+			return true
+		}
+	}
+	return false
 }

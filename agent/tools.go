@@ -149,7 +149,7 @@ func (s *session) runTool(ctx context.Context, u *model.ToolUse) (op store.Op, e
 	op = store.Op{ID: u.ID, Tool: u.Name}
 	t, ok := s.reg[u.Name]
 	switch {
-	case s.allowed != nil && !s.allowed[u.Name]:
+	case !s.allows(u.Name):
 		op.Content, op.IsError, op.Denied = fmt.Sprintf("Permission denied: the %s tool is not allowed for this agent. Allowed tools: %v.", u.Name, s.spec.Tools), true, true
 		return op, nil
 	case !ok:
@@ -187,14 +187,14 @@ func safeRun(ctx context.Context, t tool.Tool, u *model.ToolUse) (res tool.Resul
 
 func (s *session) isEffect(name string) bool {
 	t, ok := s.reg[name]
-	return ok && (s.allowed == nil || s.allowed[name]) && t.Class() == tool.Effect
+	return ok && s.allows(name) && t.Class() == tool.Effect
 }
 
 // toolDefs offers the model only the tools it is allowed (least privilege).
 func (s *session) toolDefs() []model.ToolDef {
 	var defs []model.ToolDef
 	for _, name := range s.reg.Names() {
-		if s.allowed != nil && !s.allowed[name] {
+		if !s.allows(name) {
 			continue
 		}
 		t := s.reg[name]
