@@ -339,3 +339,82 @@ func npmServerIndex(t *testing.T, pkg string) string {
 	t.Skipf("%s not installed: run npm ci in mcp/testdata/npm", pkg)
 	return ""
 }
+
+// TestWakeOffersMCPToWork: in flower "task", the servers of .mcp.json
+// start when the work step begins, and only work is offered their tools.
+func TestWakeOffersMCPToWork(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeMCPJSON(t, dir, map[string]any{"ap": appenderServer(t)})
+	srv, env := fakeModel(t)
+	r := flower(t, dir, append(env, "MCP_DIR="+dir), args(testTask)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "mcp: ap 1 tools") {
+		t.Errorf("no banner line for the server:\n%s", r.stdout)
+	}
+	for _, req := range srv.Requests() {
+		offered := contains(req.Tools, "mcp__ap__append")
+		if want := stepOf(req.System) == "work"; offered != want {
+			t.Errorf("step %s offered the MCP tool: %v, want %v", stepOf(req.System), offered, want)
+		}
+	}
+}
+
+// TestMCPCrashAtEachFailpoint kills flower (by failpoint) at each point of
+// an effectful MCP call, then finishes the session, under retry and skip:
+// the same table as for the built-in effects (R5.4, R5.7, issue 13).
+//
+//   - after-intent: the intent is durable, the call never reached the
+//     server: retry runs it once; skip never does.
+//   - after-effect: the server applied it, the result is not durable:
+//     retry runs it again with the same key (the server dedupes); skip not.
+//   - after-result: complete; never runs again.
+func TestMCPCrashAtEachFailpoint(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		fp, policy     string
+		calls, effects int    // lines in the server's logs after the wake
+		got            string // in the result the model gets
+	}{
+		{"after-intent", "retry", 1, 1, "appended x"},
+		{"after-intent", "skip", 0, 0, `resume policy "skip"`},
+		{"after-effect", "retry", 2, 1, "already appended under key"},
+		{"after-effect", "skip", 1, 1, `resume policy "skip"`},
+		{"after-result", "retry", 1, 1, "appended x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fp+"/"+tt.policy, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeMCPJSON(t, dir, map[string]any{"ap": appenderServer(t)})
+			if err := os.WriteFile(filepath.Join(dir, "flower.yaml"), []byte("resume: {default: "+tt.policy+"}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			srv, env := fakeModelWith(t, oneCall("mcp__ap__append", `{"line":"x"}`))
+			env = append(env, "MCP_DIR="+dir)
+			if r := flower(t, dir, append(env, "FLOWER_FAILPOINT="+tt.fp+":1"), "once", "append x"); r.code == 0 {
+				t.Fatalf("the failpoint did not kill flower\n%s%s", r.stdout, r.stderr)
+			}
+			r := flower(t, dir, env, "once", "--resume", onlySession(t, dir))
+			if r.code != 0 {
+				t.Fatalf("resume: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			calls, effects := readLines(t, filepath.Join(dir, "calls")), readLines(t, filepath.Join(dir, "effects"))
+			if len(calls) != 2*tt.calls || len(effects) != 2*tt.effects {
+				t.Errorf("calls %q, effects %q: want %d and %d", calls, effects, tt.calls, tt.effects)
+			}
+			if tt.calls == 2 && calls[0] != calls[2] {
+				t.Errorf("the retry carried another key: %q", calls)
+			}
+			reqs := srv.Requests()
+			if last := toolResults(reqs[len(reqs)-1]); len(last) != 1 || !strings.Contains(last[0], tt.got) {
+				t.Errorf("the model got %q, want %q", last, tt.got)
+			}
+			if len(reqs) != 2 {
+				t.Errorf("%d model requests, want 2", len(reqs))
+			}
+		})
+	}
+}
