@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -109,6 +110,44 @@ func TestMissingEnvVarIsOneLine(t *testing.T) {
 		Headers: map[string]string{"Authorization": "Bearer ${NOT_SET_ANYWHERE_XYZ}"}})
 	got := rep.all()
 	if len(got) != 1 || !strings.Contains(got[0], "header Authorization: environment variable NOT_SET_ANYWHERE_XYZ is not set") {
+		t.Errorf("reported %q", got)
+	}
+}
+
+// TestHTTPServerGoneIsReconnected: a Streamable HTTP server that stops
+// answering loses its session; after the backoff the next use reconnects.
+func TestHTTPServerGoneIsReconnected(t *testing.T) {
+	d, _ := newDedupServer(t)
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return d.srv }, nil)
+	var down atomic.Bool
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			http.Error(w, "gone", http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	var mu sync.Mutex
+	now := time.Unix(1000, 0)
+	rep := &lines{}
+	set := New([]Server{{Name: "pay", Type: "http", URL: hs.URL}}, Options{Report: rep.add,
+		Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }})
+	defer set.Close()
+	reg := tool.NewRegistry(set.Tools(context.Background())...)
+	down.Store(true)
+	if res := call(t, reg["mcp__pay__charge"], "toolu_1", `{"cents":1}`); !res.IsError || !strings.Contains(res.Content, "went down during the call") {
+		t.Errorf("a call to a gone server: %+v", res)
+	}
+	down.Store(false)
+	mu.Lock()
+	now = now.Add(time.Second)
+	mu.Unlock()
+	reg = tool.NewRegistry(set.Tools(context.Background())...)
+	if res := call(t, reg["mcp__pay__charge"], "toolu_2", `{"cents":1}`); res.IsError || !strings.HasPrefix(res.Content, "charged") {
+		t.Errorf("after reconnecting: %+v", res)
+	}
+	if got := rep.all(); len(got) != 2 || !strings.Contains(got[1], "reconnecting at the next use") {
 		t.Errorf("reported %q", got)
 	}
 }

@@ -109,6 +109,24 @@ func (s *server) watch(cs *sdk.ClientSession) {
 	}
 }
 
+// lost drops a session that failed a call without a protocol answer (an
+// HTTP server that went away keeps its session open otherwise): the next
+// use reconnects, after the backoff.
+func (s *server) lost(cs *sdk.ClientSession, err error) {
+	s.mu.Lock()
+	if s.session != cs {
+		s.mu.Unlock()
+		return
+	}
+	s.session = nil
+	s.release()
+	s.failed(fmt.Errorf("lost: %w", err))
+	line := fmt.Sprintf("mcp: %s; reconnecting at the next use", s.lastErr)
+	s.mu.Unlock()
+	_ = cs.Close()
+	s.opts.report(line)
+}
+
 // release drops the session and kills what is left of the server. Callers
 // hold mu.
 func (s *server) release() {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flower-run/flower/config"
@@ -119,9 +120,23 @@ func (t *Tool) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return tool.Errorf("%s: no answer within %v: the call was cancelled on the server (it may or may not have taken effect)", t.name, timeout), nil
 	case err != nil:
+		if !answered(err) {
+			t.srv.lost(cs, err) // no answer from the server at all: reconnect at the next use
+		}
 		return tool.Errorf("%s: %v", t.name, t.srv.callError(cs, err)), nil
 	}
 	return t.result(ctx, res), nil
+}
+
+// codeRejected is the SDK's code for a message its transport could not
+// deliver (an HTTP server that answers 5xx, say): no server answered.
+const codeRejected = -32005
+
+// answered reports whether err is the server's own answer (a JSON-RPC
+// error) rather than a failure to reach it.
+func answered(err error) bool {
+	var wire *jsonrpc.Error
+	return errors.As(err, &wire) && wire.Code != codeRejected
 }
 
 const cutNote = "[interrupted: the call was cancelled on the MCP server]"
