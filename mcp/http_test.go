@@ -25,7 +25,7 @@ type dedupServer struct {
 	auth    []string
 }
 
-func newDedupServer(t *testing.T) (*dedupServer, string) {
+func newDedupServer(t testing.TB) (*dedupServer, string) {
 	d := &dedupServer{charged: map[string]int{}}
 	d.srv = sdk.NewServer(&sdk.Implementation{Name: "dedup", Version: "1"}, nil)
 	d.srv.AddTool(&sdk.Tool{Name: "charge", Description: "Charges a card once per key.",

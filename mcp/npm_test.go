@@ -10,7 +10,7 @@ import (
 // npmServer is the entry point of a server installed from npm into
 // testdata/npm by .ci/run (npm ci). Outside CI, a machine without node or
 // without the install skips with one line; in CI the test must run.
-func npmServer(t *testing.T, pkg string) string {
+func npmServer(t testing.TB, pkg string) string {
 	t.Helper()
 	path, err := filepath.Abs(filepath.Join("testdata", "npm", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
 	if err != nil {
