@@ -164,7 +164,7 @@ func TestMissingCommandIsOneLine(t *testing.T) {
 		t.Errorf("tools of a server that never started: %v", reg.Names())
 	}
 	got := rep.all()
-	want := `mcp: mcp server "gone" (no-such-mcp-server-xyz --stdio): command "no-such-mcp-server-xyz" not found in PATH (install it, or give its full path in .mcp.json); its tools are absent`
+	want := `mcp: server "gone" (no-such-mcp-server-xyz --stdio): command "no-such-mcp-server-xyz" not found in PATH (install it, or give its full path in .mcp.json); its tools are absent`
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("reported %q\nwant %q", got, want)
 	}
@@ -176,7 +176,7 @@ func TestMissingCommandIsOneLine(t *testing.T) {
 func TestStderrTailOnFailedStart(t *testing.T) {
 	_, _, rep := startSet(t, t.TempDir(), Server{Name: "bad", Command: "sh", Args: []string{"-c", "echo booting >&2; echo 'fatal: no config' >&2; exit 3"}})
 	got := rep.all()
-	if len(got) != 1 || !strings.Contains(got[0], `mcp server "bad" (sh -c`) ||
+	if len(got) != 1 || !strings.Contains(got[0], `mcp: server "bad" (sh -c`) ||
 		!strings.Contains(got[0], "stderr: booting | fatal: no config") || strings.Contains(got[0], "\n") {
 		t.Errorf("reported %q", got)
 	}

@@ -87,7 +87,7 @@ func (s *server) failed(err error) {
 	if t := s.stderr.String(); t != "" {
 		err = fmt.Errorf("%w; stderr: %s", err, t)
 	}
-	s.lastErr = fmt.Errorf("mcp server %s: %w", s.describe(), err)
+	s.lastErr = fmt.Errorf("server %s: %w", s.describe(), err)
 }
 
 // watch notices the server's death: the next use restarts it.
@@ -374,7 +374,7 @@ func (s *server) close() {
 	s.mu.Lock()
 	s.release()
 	s.retryAt = time.Now().Add(100 * 365 * 24 * time.Hour)
-	s.lastErr = fmt.Errorf("mcp server %s: closed", s.describe())
+	s.lastErr = fmt.Errorf("server %s: closed", s.describe())
 	s.mu.Unlock()
 }
 

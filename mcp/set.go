@@ -88,7 +88,9 @@ func (s *Set) Len() int { return len(s.servers) }
 // those that run, listing a server's tools again when it said they
 // changed, and restarting a dead server once its backoff has passed.
 func (s *Set) Tools(ctx context.Context) []tool.Tool {
-	s.once.Do(func() { s.startAll(ctx) })
+	// An interrupt of the turn that happens to start the servers must not
+	// leave them failed for the whole run: the start has its own timeout.
+	s.once.Do(func() { s.startAll(context.WithoutCancel(ctx)) })
 	var out []tool.Tool
 	for _, srv := range s.servers {
 		srv.mu.Lock()

@@ -287,7 +287,7 @@ func TestMCPMissingCommandIsOneLine(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	want := `mcp: mcp server "gh" (no-such-mcp-server stdio): command "no-such-mcp-server" not found in PATH (install it, or give its full path in .mcp.json); its tools are absent` + "\n"
+	want := `mcp: server "gh" (no-such-mcp-server stdio): command "no-such-mcp-server" not found in PATH (install it, or give its full path in .mcp.json); its tools are absent` + "\n"
 	if !strings.Contains(r.stdout, want) {
 		t.Errorf("stdout lacks the line %q:\n%s", want, r.stdout)
 	}
