@@ -46,6 +46,9 @@ type Options struct {
 	// subagent inherits) and tool; the zero value retries, at most twice in
 	// all (R5.7). cmd/flower reads them from flower.yaml (package config).
 	Policies resume.Policies
+	// Secrets are scrubbed from every tool result before it is stored,
+	// emitted or sent to the model (issue 10); nil scrubs nothing.
+	Secrets *tool.Secrets
 	// Sources offer tools known only once they start (MCP servers); their
 	// tools join the registry at every model call (refreshTools).
 	Sources []tool.Source
@@ -63,6 +66,7 @@ type Runtime struct {
 	trim      bool
 	handoffAt float64
 	policies  resume.Policies
+	secrets   *tool.Secrets
 	sources   []tool.Source
 
 	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
@@ -87,7 +91,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
-		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, sources: opts.Sources, interrupt: make(chan string, 1)}
+		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, secrets: opts.Secrets, sources: opts.Sources, interrupt: make(chan string, 1)}
 	if r.now == nil {
 		r.now = time.Now
 	}
