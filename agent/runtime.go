@@ -74,8 +74,9 @@ type Runtime struct {
 	interrupt  chan string             // buffered 1: the latest pending interrupt
 	cancelTurn context.CancelCauseFunc // cancels the top-level turn in flight, if any
 
-	spillMu sync.Mutex      // guards spilled
-	spilled map[string]bool // spill files written or checked whole by this process
+	spillMu     sync.Mutex       // guards spilledSize, sealed
+	spilledSize map[string]int64 // spill files written or checked whole by this process
+	sealed      map[string]int64 // spill files listed as durable (spillseal.go)
 }
 
 // New builds a Runtime, opening the default store when none is given.
