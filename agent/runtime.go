@@ -46,6 +46,10 @@ type Options struct {
 	// subagent inherits) and tool; the zero value retries, at most twice in
 	// all (R5.7). cmd/flower reads them from flower.yaml (package config).
 	Policies resume.Policies
+	// Instructions, when set, returns the project's standing instructions
+	// (AGENTS.md and the like, R10.2), added to every Run's system prompt.
+	// It is called when a Run starts, so an edit reaches the next step.
+	Instructions func() string
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -60,6 +64,7 @@ type Runtime struct {
 	trim      bool
 	handoffAt float64
 	policies  resume.Policies
+	project   func() string // Options.Instructions
 
 	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
 	total      float64
@@ -83,7 +88,8 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
-		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, interrupt: make(chan string, 1)}
+		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, interrupt: make(chan string, 1),
+		project: opts.Instructions}
 	if r.now == nil {
 		r.now = time.Now
 	}

@@ -32,6 +32,9 @@ type session struct {
 	// meta is a new session's metadata until it commits with the
 	// session's first entries.
 	meta *store.Meta
+	// project is the project's standing instructions, read when the Run
+	// started (see Options.Instructions).
+	project string
 }
 
 // open loads the session to continue, forks it, or starts a new one.
@@ -41,6 +44,7 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 		s.step = spec.Name
 	}
 	s.info, _ = model.Lookup(spec.Model)
+	s.project = r.projectInstructions()
 	if spec.Tools != nil {
 		s.allowed = map[string]bool{}
 		for _, n := range spec.Tools {

@@ -76,7 +76,7 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	}
 	defer s.Close()
 	rt, err := agent.New(agent.Options{Workspace: g.workspace, Store: s, Provider: b.provider,
-		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies()})
+		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies(), Instructions: projectInstructions(rtWorkspace(g))})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

@@ -52,6 +52,9 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.MaximumNArgs(1),
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return configDefaults(cmd, g)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			phrase := strings.TrimSpace(strings.Join(args, " "))
 			if err := notACommand(cmd, phrase); err != nil {

@@ -115,11 +115,11 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return &exitError{code: exitFailed, err: err}
 	}
 	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
-		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies()})
+		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies(), Instructions: projectInstructions(ws)})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	line := banner(ws, st, s, cut)
+	line := banner(ws, st, s, cut) + instructionsNote(ws)
 	fmt.Fprintln(out, line)
 	if !st.Waking && strings.TrimSpace(st.Brief) != "" {
 		fmt.Fprintf(out, "note: ignored %s: it lacks its four sections (%s)\n", starter.BriefPath, strings.Join(starter.BriefSections, ", "))
