@@ -50,6 +50,10 @@ type Options struct {
 	// (AGENTS.md and the like, R10.2), added to every Run's system prompt.
 	// It is called when a Run starts, so an edit reaches the next step.
 	Instructions func() string
+	// Mail, when set, is delivered to top-level runs allowed the tool
+	// named MailTool, at each message boundary (R10.3; see deliverMail).
+	Mail     Mailbox
+	MailTool string
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -65,6 +69,8 @@ type Runtime struct {
 	handoffAt float64
 	policies  resume.Policies
 	project   func() string // Options.Instructions
+	mail      Mailbox
+	mailTool  string
 
 	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
 	total      float64
@@ -89,7 +95,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
 		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, interrupt: make(chan string, 1),
-		project: opts.Instructions}
+		project: opts.Instructions, mail: opts.Mail, mailTool: opts.MailTool}
 	if r.now == nil {
 		r.now = time.Now
 	}

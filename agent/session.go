@@ -128,7 +128,8 @@ func (s *session) bound() store.Batch {
 	return b
 }
 
-// appendWith is append in one transaction with the records of b. The held
+// appendWith is append in one transaction with the records of b (its
+// Entries, under other keys, commit as they are). The held
 // results go first, in the order their calls were made: a commit that
 // fails loses them as a crash would, and the resume runs their calls again.
 func (s *session) appendWith(ctx context.Context, b store.Batch, entries ...store.Entry) error {
@@ -149,7 +150,7 @@ func (s *session) appendWith(ctx context.Context, b store.Batch, entries ...stor
 	}
 	// The store must not see a cancelled context: an entry whose effect
 	// happened has to be recorded even while the run is being interrupted.
-	b.Entries = entries
+	b.Entries = append(entries[:len(entries):len(entries)], b.Entries...) // b's own: other keys (a mail delivery's mark)
 	if err := s.rt.store.Commit(context.WithoutCancel(ctx), s.metaBatch(b)); err != nil {
 		return fmt.Errorf("append to session %s: %w", s.id, err)
 	}

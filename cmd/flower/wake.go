@@ -115,7 +115,8 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return &exitError{code: exitFailed, err: err}
 	}
 	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
-		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies(), Instructions: projectInstructions(ws)})
+		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies(), Instructions: projectInstructions(ws),
+		Mail: ch, MailTool: human.InboxName})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
