@@ -34,11 +34,17 @@ type wakeFlags struct {
 	runID     string // --run
 	maxTurns  int
 	budget    float64
+	taskFile  string // -f: the task's file
 }
 
 // wakeTerminal starts, or continues, the work in this directory (R3.1), on the
 // terminal.
 func wakeTerminal(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, stdin io.Reader) error {
+	phrase, err := wakeTask(phrase, f.taskFile, stdin)
+	if err != nil {
+		return err
+	}
+	f.taskFile = "" // read: wakeWith takes the phrase
 	if phrase == "" && !f.fresh && f.runID == "" && !f.noRestore && interactive(stdin, out) {
 		s, err := askStartup(stdin, out, hasHistory(g))
 		if err != nil {
@@ -56,6 +62,9 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	ws, err := filepath.Abs(g.workspace)
 	if err != nil {
 		return usageErr("--workspace: %v", err)
+	}
+	if phrase, err = wakeTask(phrase, f.taskFile, os.Stdin); err != nil {
+		return err
 	}
 	if err := checkLimits(g.model, f.maxTurns, f.budget); err != nil {
 		return err
