@@ -81,6 +81,7 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	fl.IntVar(&f.maxTurns, "max-turns", 100, "model responses per step")
 	fl.Float64Var(&f.budget, "budget", 0, "USD per step (0: no limit)")
 	fl.StringVarP(&f.taskFile, "file", "f", "", "read TASK from FILE (for long tasks: an argument is limited to 128 KiB)")
+	fl.BoolVar(&f.recheck, "recheck", false, "have a fresh judge check the work again, and nothing else (no work, no rework)")
 	fl.BoolVar(&f.reset, "reset", false, "abandon the runs in flight (after confirmation) and move an incompatible store aside")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "with --reset: do not ask for confirmation")
 	root.AddCommand(newOnce(g), newShow(g), newStatus(g), newPs(g), newDiscard(g), newServe(g, f, fl))

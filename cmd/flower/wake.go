@@ -35,6 +35,7 @@ type wakeFlags struct {
 	maxTurns  int
 	budget    float64
 	taskFile  string // -f: the task's file
+	recheck   bool   // --recheck, or Enter after a pass: a fresh judge only
 }
 
 // wakeTerminal starts, or continues, the work in this directory (R3.1), on the
@@ -45,8 +46,13 @@ func wakeTerminal(ctx context.Context, g *globals, f *wakeFlags, phrase string, 
 		return err
 	}
 	f.taskFile = "" // read: wakeWith takes the phrase
-	if phrase == "" && !f.fresh && f.runID == "" && !f.noRestore && interactive(stdin, out) {
-		s, err := askStartup(stdin, out, hasHistory(g))
+	if phrase == "" && !f.fresh && f.runID == "" && !f.noRestore && !f.recheck && interactive(stdin, out) {
+		var s startup
+		if shown, passed := passedPlan(ctx, g); passed && f.timeout != 0 {
+			s, f.recheck, err = askAfterPass(stdin, out, shown)
+		} else {
+			s, err = askStartup(stdin, out, hasHistory(g))
+		}
 		if err != nil {
 			return usageErr(`%v: start with flower "describe the task"`, err)
 		}
@@ -72,7 +78,15 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err := checkRounds(f.rounds); err != nil {
 		return err
 	}
-	wo := wake.Options{Phrase: phrase, New: f.fresh, NoRestore: f.noRestore, RunID: f.runID}
+	if f.recheck && (phrase != "" || f.fresh || f.runID != "") {
+		return usageErr("--recheck checks the work as it is: it takes no TASK, --new or --run")
+	}
+	if f.recheck {
+		if err := recheckable(g); err != nil {
+			return err
+		}
+	}
+	wo := wake.Options{Phrase: phrase, New: f.fresh, NoRestore: f.noRestore || f.recheck, RunID: f.runID}
 	if err := wake.Check(ws, hasRunDir(g.runDir), wo); err != nil {
 		return wakeErr(err, ws)
 	}
@@ -150,7 +164,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	defer detach()
 	flow := func(task, said, phrase string) *workflow.Workflow {
 		return starter.New(starter.Options{Workspace: ws, Task: task, Said: said, Phrase: phrase, Model: b.model,
-			Rounds: f.rounds, MaxTurns: f.maxTurns, Budget: f.budget})
+			Rounds: f.rounds, MaxTurns: f.maxTurns, Budget: f.budget, Recheck: f.recheck})
 	}
 	outc := plan.Drive(ctx, rt, workflow.Options{RunDir: g.runDir, Sink: sink, Locked: true}, flow)
 	if startOver.Load() {
