@@ -15,9 +15,12 @@ import (
 // configDefaults sets, from the user's config.yaml and the workspace's
 // flower.yaml (R10.2), the flags of cmd that the command line left out.
 // Precedence: the command line, then $FLOWER_MODEL for the model, then
-// flower.yaml, then config.yaml, then the built-in default. A command
-// with none of these flags reads no file.
+// flower.yaml, then config.yaml, then the built-in default. Only the
+// commands that run agents (flower [TASK], serve, once) read the files.
 func configDefaults(cmd *cobra.Command, g *globals) error {
+	if cmd.Flags().Lookup("max-turns") == nil {
+		return nil // not a command that runs agents (status, show...): a broken file must not stop it
+	}
 	cfg, loaded := config.Config{}, false
 	for key, value := range map[string]func(config.Config) (string, bool){
 		"model":     func(c config.Config) (string, bool) { return c.Model, c.Model != "" && os.Getenv("FLOWER_MODEL") == "" },

@@ -224,3 +224,19 @@ func TestResolveSessionPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionAndSessionsAreCommands: the words issue 11 found taken as
+// tasks are commands now, and write nothing.
+func TestVersionAndSessionsAreCommands(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if r := flower(t, dir, nil, "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "flower version ") {
+		t.Errorf("flower version: exit %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if r := flower(t, dir, nil, "sessions"); r.code != 0 || !strings.HasPrefix(r.stdout, "no sessions in ") {
+		t.Errorf("flower sessions: exit %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
+		t.Error("version or sessions created a run dir")
+	}
+}
