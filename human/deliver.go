@@ -70,3 +70,27 @@ func formatDelivered(ms []mail) string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// Unsend takes back the newest unread mail with exactly text, when the
+// person made it the answer of a question instead (a line typed just
+// before the question, confirmed as its answer): the model gets it once,
+// as the answer. It reports whether the mail was still unread. The brief
+// keeps the line; it was said.
+func (c *Channel) Unsend(text string) bool {
+	c.mu.Lock()
+	i := len(c.inbox) - 1
+	for i >= 0 && c.inbox[i].text != text {
+		i--
+	}
+	if i < 0 {
+		c.mu.Unlock()
+		return false
+	}
+	m := c.inbox[i]
+	c.inbox = append(c.inbox[:i:i], c.inbox[i+1:]...)
+	c.mu.Unlock()
+	if err := c.journal.put(record{Type: "read", Call: "unsent:" + m.id, Mails: []string{m.id}}); err != nil {
+		c.emitError("take back the mail", err)
+	}
+	return true
+}

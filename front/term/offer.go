@@ -76,8 +76,10 @@ func (o *Offer) confirm(ch Channel) {
 		return
 	}
 	for _, a := range ch.Pending() {
-		if a.ID == ask {
-			ch.Answer(a.ID, pickOption(a, line))
+		if a.ID == ask && ch.Answer(a.ID, pickOption(a, line)) {
+			if u, ok := ch.(interface{ Unsend(string) bool }); ok {
+				u.Unsend(line) // the answer now: not a note too
+			}
 			return
 		}
 	}
