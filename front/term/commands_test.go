@@ -77,3 +77,28 @@ func TestOfferedAnswer(t *testing.T) {
 		t.Errorf("Enter without an offer answered: %q", ch.log)
 	}
 }
+
+// TestCommandsBeforeTheInterruptNote: after a Ctrl-C the next line is the
+// interrupt's note, but a command stays a command.
+func TestCommandsBeforeTheInterruptNote(t *testing.T) {
+	var notes, did []string
+	noting := true
+	c := Commands{
+		Exit: func() { did = append(did, "exit") },
+		Note: func(line string) bool {
+			if !noting {
+				return false
+			}
+			noting = false
+			notes = append(notes, line)
+			return true
+		},
+	}
+	ReadInput(context.Background(), strings.NewReader("/exit\nexit\n//x then more\n"), &fakeChannel{}, c)
+	if diff := cmp.Diff([]string{"/x then more"}, notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"exit"}, did); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+}

@@ -75,20 +75,25 @@ func ReadInput(ctx context.Context, r io.Reader, ch Channel, cmds Commands) {
 }
 
 func handleLine(line string, ch Channel, cmds Commands) {
+	// Commands come first, even as the note of an interrupt: "/exit"
+	// after a Ctrl-C must stop, not be told to the agent.
+	switch {
+	case strings.HasPrefix(line, "/") && !strings.HasPrefix(line, "//"):
+		command(line, cmds)
+		return
+	case isBareExit(line):
+		cmds.say(exitHint)
+		return
+	}
+	if strings.HasPrefix(line, "//") {
+		line = line[1:] // "//x" sends "/x"
+	}
 	if cmds.Note != nil && cmds.Note(line) {
 		return
 	}
 	switch {
 	case line == "":
 		cmds.Offer.confirm(ch)
-		return
-	case strings.HasPrefix(line, "//"):
-		line = line[1:] // "//x" sends "/x"
-	case strings.HasPrefix(line, "/"):
-		command(line, cmds)
-		return
-	case isBareExit(line):
-		cmds.say(exitHint)
 		return
 	case strings.HasPrefix(line, "?") && cmds.Oracle != nil:
 		cmds.Oracle(strings.TrimSpace(line[1:]))
