@@ -3,7 +3,10 @@ package main
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/flower-run/flower/model/modeltest"
 
 	"github.com/flower-run/flower/workflow/starter"
 )
@@ -45,6 +48,54 @@ func TestSlashCommandsAreNotSent(t *testing.T) {
 			if strings.Contains(text, "/help") || strings.Contains(text, "/bogus") || strings.Contains(text, "/status") {
 				t.Fatalf("request %d carries a command: %q", req.N, text)
 			}
+		}
+	}
+}
+
+// TestLineBeforeAQuestionIsOffered: a line typed just before a question
+// appears is offered as its answer; Enter confirms it, and the model gets
+// it as the answer only, not as a note too (R10.3).
+func TestLineBeforeAQuestionIsOffered(t *testing.T) {
+	t.Parallel()
+	srv, env := fakeModel(t)
+	// Clarify's first request is under way (its prompt sent) when the
+	// line is typed: the line is mail the first request did not carry.
+	arrived, held := make(chan struct{}), make(chan struct{})
+	var once, released sync.Once
+	release := func() { released.Do(func() { close(held) }) }
+	t.Cleanup(release)
+	srv.onRequest(func(r *modeltest.Request) {
+		if stepOf(r.System) == "clarify" {
+			once.Do(func() { close(arrived); <-held })
+		}
+	})
+	dir := t.TempDir()
+	p := startFlower(t, dir, env, true, testTask)
+	select {
+	case <-arrived:
+	case <-p.done:
+		t.Fatalf("flower ended before clarify asked the model:\n%s%s", p.stdout, p.stderr)
+	}
+	if _, err := p.stdin.Write([]byte("2\n")); err != nil {
+		t.Fatal(err)
+	}
+	p.waitOutput("✉ noted")
+	release()
+	p.waitOutput(`you typed "2" just before this question: Enter answers with it`)
+	if _, err := p.stdin.Write([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	r := p.wait()
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	clarify := ofStep(srv.Requests(), "clarify")
+	if res := toolResults(clarify[1]); len(res) != 1 || res[0] != "The person answered:\n\n"+askSecond {
+		t.Errorf("the ask's result: %q, want option 2", res)
+	}
+	for _, req := range clarify {
+		if d := delivered(req); d != "" {
+			t.Errorf("the line confirmed as the answer was delivered as a note too: %q", d)
 		}
 	}
 }

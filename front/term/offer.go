@@ -76,11 +76,16 @@ func (o *Offer) confirm(ch Channel) {
 		return
 	}
 	for _, a := range ch.Pending() {
-		if a.ID == ask && ch.Answer(a.ID, pickOption(a, line)) {
-			if u, ok := ch.(interface{ Unsend(string) bool }); ok {
-				u.Unsend(line) // the answer now: not a note too
-			}
-			return
+		if a.ID != ask {
+			continue
 		}
+		// The answer now, not a note too: taken back before the answer
+		// lets the agent go on to its next message boundary.
+		u, ok := ch.(interface{ Unsend(string) bool })
+		unsent := ok && u.Unsend(line)
+		if !ch.Answer(a.ID, pickOption(a, line)) && unsent {
+			ch.Send(line) // the question settled meanwhile: a note after all
+		}
+		return
 	}
 }
