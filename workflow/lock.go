@@ -23,6 +23,9 @@ type Owner struct {
 	PID   int       `json:"pid"`
 	Host  string    `json:"host"`
 	Since time.Time `json:"since"`
+	// Heartbeat is the holder's last sign of life, where the lease has
+	// one (a database lease); zero for the run dir's file lock.
+	Heartbeat time.Time `json:"heartbeat,omitzero"`
 }
 
 // ErrBusy is returned when another live process drives the run dir.

@@ -58,7 +58,7 @@ func askAfterPass(in io.Reader, out io.Writer, shown string) (s startup, recheck
 // recheckable refuses --recheck where there is nothing to check.
 func recheckable(g *globals) error {
 	ws, _ := filepath.Abs(g.workspace)
-	if !hasRunDir(g.runDir) || !starter.WakeState(ws, nil).Waking {
+	if !g.hasStore() || !starter.WakeState(ws, nil).Waking {
 		return usageErr("--recheck: nothing to check in %s: start with flower \"describe the task\"", tilde(ws))
 	}
 	return nil

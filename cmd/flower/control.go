@@ -45,7 +45,7 @@ func runPs(ctx context.Context, g *globals, all bool, out io.Writer) error {
 		return err
 	}
 	defer s.Close()
-	runs, err := workflow.List(ctx, s, g.runDir, ws, all)
+	runs, err := listRuns(ctx, g, s, ws, all)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -71,7 +71,7 @@ func status(r store.Run) string {
 func driver(r workflow.RunInfo) string {
 	switch {
 	case r.Live:
-		return fmt.Sprintf("pid %d on %s since %s", r.Owner.PID, r.Owner.Host, r.Owner.Since.Format("15:04:05"))
+		return fmt.Sprintf("pid %d on %s since %s%s", r.Owner.PID, r.Owner.Host, r.Owner.Since.Format("15:04:05"), heartbeat(r.Owner))
 	case r.Status == store.RunInFlight:
 		return "nobody (a wake will finish it)"
 	}
@@ -84,6 +84,13 @@ func readStore(g *globals) (ws string, s store.Store, err error) {
 	ws, err = filepath.Abs(g.workspace)
 	if err != nil {
 		return "", nil, usageErr("--workspace: %v", err)
+	}
+	if u, err := g.storeURL(); err != nil || u != "" {
+		if err != nil {
+			return "", nil, err
+		}
+		s, err = readRemote(context.Background(), u)
+		return ws, s, err
 	}
 	path := filepath.Join(g.runDir, storeFile)
 	if _, err := os.Stat(path); err != nil {
@@ -144,7 +151,7 @@ func runDiscard(ctx context.Context, g *globals, id string, out io.Writer) error
 		return usageErr("no run %s: %s has no store%s", id, g.runDir, v1Hint(g.runDir))
 	}
 	defer s.Close()
-	unlock, err := workflow.Lock(g.runDir, time.Now())
+	unlock, err := g.lockWorkspace(ctx, ws)
 	switch {
 	case err == nil:
 		defer unlock()
@@ -165,7 +172,7 @@ func runDiscard(ctx context.Context, g *globals, id string, out io.Writer) error
 // drivenElsewhere refuses to discard run id while the live holder of the
 // run dir drives it or has not claimed its run yet.
 func drivenElsewhere(ctx context.Context, g *globals, s store.Store, ws, id string) error {
-	runs, err := workflow.List(ctx, s, g.runDir, "", false)
+	runs, err := listRuns(ctx, g, s, "", false)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -179,7 +186,7 @@ func drivenElsewhere(ctx context.Context, g *globals, s store.Store, ws, id stri
 		}
 		claimed = true
 	}
-	if o, live := workflow.Holder(g.runDir); live && !claimed {
+	if o, live := g.holder(ctx, s, ws); live && !claimed {
 		return &exitError{code: exitFailed, err: fmt.Errorf("pid %d is starting in %s and may be about to finish run %s: "+
 			"discard it once flower ps shows which run that flower drives", o.PID, g.runDir, id)}
 	}
@@ -194,11 +201,11 @@ func drivenElsewhere(ctx context.Context, g *globals, s store.Store, ws, id stri
 // check and the discards could otherwise pick a run in flight and commit
 // it back in flight after the reset discarded it.
 func reset(ctx context.Context, g *globals, yes bool, in io.Reader, out io.Writer) error {
-	if _, err := os.Stat(g.runDir); err == nil {
-		unlock, err := workflow.Lock(g.runDir, time.Now())
+	if _, err := os.Stat(g.runDir); err == nil || g.hasStore() {
+		ws, _ := filepath.Abs(g.workspace)
+		unlock, err := g.lockWorkspace(ctx, ws)
 		if errors.Is(err, workflow.ErrBusy) {
-			o, _ := workflow.Holder(g.runDir)
-			return &exitError{code: exitFailed, err: fmt.Errorf("pid %d is driving %s: stop it before --reset", o.PID, g.runDir)}
+			return &exitError{code: exitFailed, err: busyForReset(g, err)}
 		}
 		if err != nil {
 			return &exitError{code: exitFailed, err: err}
@@ -229,14 +236,14 @@ func reset(ctx context.Context, g *globals, yes bool, in io.Reader, out io.Write
 // discardInFlight abandons the runs in flight of the workspace, after
 // importing an older flower's run state so that its cut run goes too.
 func discardInFlight(ctx context.Context, g *globals, out io.Writer) error {
-	if !hasRunDir(g.runDir) {
+	if !g.hasStore() {
 		return nil
 	}
 	ws, err := filepath.Abs(g.workspace)
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
-	s, err := openRunDir(ctx, g.runDir, ws, out)
+	s, err := openRunDir(ctx, g, ws, out)
 	if err != nil {
 		return err
 	}

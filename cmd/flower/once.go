@@ -84,9 +84,9 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 		return err
 	}
 	defer b.release()
-	s, err := openStore(filepath.Join(g.runDir, storeFile))
+	s, err := g.open(ctx)
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return err
 	}
 	defer s.Close()
 	rt, err := agent.New(agent.Options{Workspace: g.workspace, Store: s, Provider: b.provider,

@@ -9,6 +9,7 @@ import (
 // globals are the flags every subcommand shares.
 type globals struct {
 	runDir    string
+	store     string // --store: a PostgreSQL URL (storeflag.go)
 	model     string
 	workspace string
 	noTrim    bool
@@ -70,6 +71,7 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	pf.StringVarP(&g.runDir, "run-dir", "r", "runs", "where durable state lives (relative to the current directory)")
 	pf.StringVar(&g.model, "model", "", `model name, or "demo" for the offline scripted model (default $FLOWER_MODEL or `+defaultModel+`)`)
 	pf.StringVar(&g.workspace, "workspace", ".", "the directory the agent works in")
+	addStoreFlag(pf, g)
 	pf.BoolVar(&g.noTrim, "no-trim", false, "keep old large tool results whole in what the model sees (default: trim them to a pointer to a file)")
 	fl := root.Flags()
 	fl.BoolVar(&f.fresh, "new", false, "archive the current thread (lineage, brief, goals) and start TASK afresh")
@@ -86,5 +88,6 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	fl.BoolVarP(&f.yes, "yes", "y", false, "with --reset: do not ask for confirmation")
 	root.AddCommand(newOnce(g), newShow(g), newStatus(g), newPs(g), newDiscard(g), newServe(g, f, fl))
 	root.AddCommand(newSessions(g), newVersion())
+	root.AddCommand(newSubmit(g), newWorker(g)) // worker.go (issue 14)
 	return root
 }

@@ -20,6 +20,7 @@ import (
 type serveFlags struct {
 	addr        string
 	allowRemote bool
+	runs        bool // --runs: the runs API of a database store (runsapi.go)
 }
 
 // newServe is flower serve: the same wake as flower [TASK], with the HTTP
@@ -61,6 +62,9 @@ loopback only, unless --allow-remote. Ctrl-C works as in the terminal.`,
 				return &exitError{code: exitFailed, err: fmt.Errorf("--addr %s: %w", sf.addr, err)}
 			}
 			defer l.Close() // when the wake ends before serving; Serve closes it otherwise
+			if sf.runs {
+				return serveRuns(cmd.Context(), g, l, token, cmd.OutOrStdout())
+			}
 			phrase := strings.TrimSpace(strings.Join(args, " "))
 			out := cmd.OutOrStdout()
 			return wakeWith(cmd.Context(), g, f, phrase, out, served(out, l, token))
@@ -73,6 +77,7 @@ loopback only, unless --allow-remote. Ctrl-C works as in the terminal.`,
 		}
 	})
 	fl.StringVar(&sf.addr, "addr", "127.0.0.1:0", "HOST:PORT to serve on (port 0: any free port)")
+	fl.BoolVar(&sf.runs, "runs", false, "serve the runs of the --store database instead of a wake: GET /runs, POST /runs, GET /runs/ID")
 	fl.BoolVar(&sf.allowRemote, "allow-remote", false, "allow an --addr other machines can reach (anyone with the token steers the run)")
 	return cmd
 }

@@ -36,12 +36,16 @@ func runShow(ctx context.Context, g *globals, id string, raw bool, out io.Writer
 		return usageErr("--workspace: %v", err)
 	}
 	path := filepath.Join(g.runDir, "sessions.db")
-	if _, err := os.Stat(path); err != nil {
+	if u, err := g.storeURL(); err != nil {
+		return err
+	} else if u != "" {
+		path = redactURL(u)
+	} else if _, err := os.Stat(path); err != nil {
 		return usageErr("no store at %s: run flower in this directory first, or pass -r RUN_DIR", path)
 	}
-	st, err := sqlite.Open(path)
+	st, err := g.open(ctx)
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return err
 	}
 	defer st.Close()
 	if id, err = resolveSession(ctx, st, ws, id); err != nil {

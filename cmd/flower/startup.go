@@ -91,5 +91,5 @@ func isTerminal(v any) bool {
 // bare flower could continue.
 func hasHistory(g *globals) bool {
 	ws, err := filepath.Abs(g.workspace)
-	return err == nil && (hasRunDir(g.runDir) || starter.WakeState(ws, nil).Waking)
+	return err == nil && (g.hasStore() || starter.WakeState(ws, nil).Waking)
 }

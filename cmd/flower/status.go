@@ -34,7 +34,7 @@ func runStatus(g *globals, out io.Writer) error {
 	var inFlight []workflow.RunInfo
 	if s != nil {
 		defer s.Close()
-		if inFlight, err = workflow.List(context.Background(), s, g.runDir, ws, false); err != nil {
+		if inFlight, err = listRuns(context.Background(), g, s, ws, false); err != nil {
 			return &exitError{code: exitFailed, err: err}
 		}
 	}

@@ -87,7 +87,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		}
 	}
 	wo := wake.Options{Phrase: phrase, New: f.fresh, NoRestore: f.noRestore || f.recheck, RunID: f.runID}
-	if err := wake.Check(ws, hasRunDir(g.runDir), wo); err != nil {
+	if err := wake.Check(ws, g.hasStore(), wo); err != nil {
 		return wakeErr(err, ws)
 	}
 	if err := checkRunID(ctx, g, ws, f.runID); err != nil {
@@ -95,16 +95,11 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	}
 	// Take the run dir before touching the thread: a process refused here
 	// must not have archived or amended another's brief.
-	unlock, err := workflow.Lock(g.runDir, time.Now())
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	defer unlock()
-	s, err := openRunDir(ctx, g.runDir, ws, out)
+	s, release, err := g.drive(ctx, ws, out)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer release()
 	plan, err := wake.Prepare(ctx, s, g.runDir, ws, wo, time.Now())
 	if err != nil {
 		return wakeErr(err, ws)
@@ -245,12 +240,12 @@ const humanJournal = "~human"
 
 // openRunDir opens the run dir's store, creating it if needed, and imports
 // the run state an older flower kept in JSON files.
-func openRunDir(ctx context.Context, runDir, ws string, out io.Writer) (store.Store, error) {
-	s, err := openStore(filepath.Join(runDir, storeFile))
+func openRunDir(ctx context.Context, g *globals, ws string, out io.Writer) (store.Store, error) {
+	s, err := g.open(ctx)
 	if err != nil {
-		return nil, &exitError{code: exitFailed, err: err}
+		return nil, err
 	}
-	note, err := workflow.Upgrade(ctx, s, runDir, ws)
+	note, err := workflow.Upgrade(ctx, s, g.runDir, ws)
 	if err != nil {
 		s.Close()
 		return nil, &exitError{code: exitFailed, err: err}

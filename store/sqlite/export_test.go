@@ -7,10 +7,7 @@ import (
 )
 
 // Exported for the external tests of this package only.
-var (
-	DecodeEntry = decodeEntry
-	PrefixEnd   = prefixEnd
-)
+var PrefixEnd = prefixEnd // DecodeEntry is exported in codec.go
 
 // RawDB is the connection pool under d, to inspect connection settings.
 func RawDB(d *DB) *sql.DB { return d.db }

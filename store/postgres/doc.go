@@ -1,0 +1,91 @@
+// Package postgres is the session store in a PostgreSQL database, through
+// pgx v5, for runs driven from many machines (issue 14). It implements the
+// whole store.Store contract and passes store/storetest, as store/sqlite
+// does; flower picks it with --store postgres://... or FLOWER_STORE.
+//
+// The store lives in the first schema of the connection's search_path
+// (public by default; ?search_path=flower in the URL gives it a schema of
+// its own). Other programs' tables beside flower's are left alone; a table
+// of one of flower's names without flower_schema is refused with
+// store.ErrNotStore.
+//
+// # Durability
+//
+// Every connection sets synchronous_commit=on, so a Commit returns only
+// once the server has flushed its WAL record: the same promise as SQLite's
+// synchronous=FULL. failpoint.Durable("commit ...") marks each commit, as
+// in store/sqlite.
+//
+// # Schema
+//
+// Schema: change only with a store.SchemaVersion bump (version 2 here as in
+// SQLite), by adding a migration. The version is the one row of
+// flower_schema, written in the transaction that creates or upgrades the
+// tables, under a transaction-level advisory lock so that two processes
+// opening a new database at once do not both create it. A newer version is
+// refused with store.ErrSchema. Text columns use collation "C" (byte
+// order), so that key ranges and fixed-width UTC times compare as in
+// SQLite whatever the database's locale.
+//
+//	flower_schema (version integer)            one row: store.SchemaVersion
+//	entries   (seq bigint identity PK, key, uuid UNIQUE, parent, kind,
+//	           time, body bytea, backend)      append-only; backend: the
+//	                                           writer's pg_backend_pid()
+//	          INDEX (key, seq), (key, kind, seq)
+//	meta      (key PK, created, updated, body) JSON of the Meta; upserted
+//	summaries (id bigint identity PK, key, text, time)   append-only
+//	runs      (seq identity PK, id UNIQUE, workspace, status, created,
+//	           updated, body)                  JSON of the Run; upserted
+//	threads   (workspace PK, thread, woke)
+//	bindings  (seq identity PK, workspace, thread, step, session, time)
+//	results   (seq identity PK, run, step, body, UNIQUE (run, step))
+//	leases    (name PK, host, pid, backend, since, heartbeat)
+//
+// An entry's body is the binary body of store/sqlite (drawn in its doc.go),
+// so an entry has one encoding in both stores and loads without JSON
+// decoding. Runs, results and meta are JSON text, as in SQLite.
+//
+// The columns and their meaning are those of store/sqlite; seq columns are
+// identities, which PostgreSQL hands out in insert order but may leave gaps
+// in (a rolled-back insert uses its number up): seqs only order.
+package postgres
+
+// # Leases and failover
+//
+// The driver of a workspace's runs holds a session-level advisory lock
+// (pg_try_advisory_lock on a hash of the schema and the workspace), taken
+// on a connection taken out of the pool for good, and writes everything
+// through that connection (Lease.Store): a process that lost the
+// connection lost the lock and the ability to commit together, so a
+// stale driver can never write over its successor (fencing). A second
+// driver is refused at once with a *BusyError naming the holder, as the run
+// dir's file lock refuses one. The lease is per workspace, not per run:
+// a workspace's runs share its files and its thread (lineage), so two of
+// its runs must not be driven at once anyway. The leases table (name,
+// host, pid, backend, since, heartbeat) describes holders for people;
+// Holders reports each as live when its backend still holds the lock
+// (pg_locks), and the holder stamps heartbeat every HeartbeatEvery (5 s).
+//
+// Failover time, the time from a driver's death to another's taking its
+// workspace, depends on how the driver died:
+//
+//   - its process died (crash, SIGKILL, OOM): the kernel closes the
+//     socket, the server ends the session and frees the lock at once;
+//     another worker can take it on its next claim;
+//   - an operator ran pg_terminate_backend(backend) (Lease.Backend, or
+//     leases.backend): the lock is freed as the backend exits, at once;
+//     the old driver's next write fails and Lease.Lost closes;
+//   - its machine or network vanished: the server notices only through
+//     TCP. flower asks for keepalive probes after 10 s idle, every 5 s,
+//     3 of them (tcp_keepalives_idle/interval/count, set per connection
+//     unless the URL sets them), and tcp_user_timeout 25 s for data left
+//     unacknowledged, so the lock is freed about 25 s after the last
+//     packet. Lower them in the URL (?tcp_keepalives_idle=5&...)
+//     for a faster failover at the cost of more false ones on a flaky
+//     network. Over a Unix socket there is no keepalive, and no vanishing
+//     machine either.
+//
+// A driver cut off from the database cannot commit, so it runs at most
+// the one tool call whose intent it had already committed: that op is
+// ambiguous and its successor resolves it by the workspace's resume
+// policy (R5.7), as after any crash.

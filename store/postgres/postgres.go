@@ -1,0 +1,151 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/flower-run/flower/internal/failpoint"
+	"github.com/flower-run/flower/store"
+)
+
+var _ store.Store = (*DB)(nil)
+
+// DB is a session store in a PostgreSQL database (the first schema of the
+// connection's search_path). It is safe for concurrent use, also by many
+// processes on many machines.
+type DB struct {
+	pool  *pgxpool.Pool
+	where string // the URL without its password, for error texts
+}
+
+// IsURL reports whether s names a PostgreSQL store (postgres:// or
+// postgresql://), as --store and FLOWER_STORE take it.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// Open connects to the database at url, creating flower's tables if they
+// are missing and upgrading older ones. A schema that is not a session
+// store is refused with an error wrapping store.ErrNotStore; a store of
+// another version with one wrapping store.ErrSchema.
+func Open(ctx context.Context, url string) (*DB, error) {
+	d, err := connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.migrate(ctx); err != nil {
+		d.pool.Close()
+		return nil, openError(d.where, err)
+	}
+	return d, nil
+}
+
+// connect makes the pool and checks that the server answers.
+func connect(ctx context.Context, rawURL string) (*DB, error) {
+	where := redact(rawURL)
+	cfg, err := pgxpool.ParseConfig(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", where, err)
+	}
+	tune(cfg.ConnConfig)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", where, err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store %s: %w", where, err)
+	}
+	return &DB{pool: pool, where: where}, nil
+}
+
+// tune sets what a lease's failover time depends on, unless the URL says
+// otherwise: a connect timeout, and TCP keepalive probes so that a worker
+// whose machine vanished is noticed by the server within about
+// 10 + 3*5 = 25 s, and its advisory locks freed (see doc.go, Failover).
+func tune(c *pgx.ConnConfig) {
+	if c.ConnectTimeout == 0 {
+		c.ConnectTimeout = 10 * time.Second
+	}
+	for k, v := range map[string]string{
+		"tcp_keepalives_idle":     "10",
+		"tcp_keepalives_interval": "5",
+		"tcp_keepalives_count":    "3",
+		// Data unacknowledged this long ends the session too: keepalives
+		// are only sent on an idle connection.
+		"tcp_user_timeout": "25000",
+		"application_name": "flower",
+		// A commit is durable when Commit returns, whatever the server's
+		// default says (DESIGN.md §3).
+		"synchronous_commit": "on",
+	} {
+		if _, ok := c.RuntimeParams[k]; !ok {
+			c.RuntimeParams[k] = v
+		}
+	}
+}
+
+// redact is url without its password. A URL that does not parse is shown
+// as its scheme only.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "postgres://(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+// String names the store for people: its URL without the password.
+func (d *DB) String() string { return d.where }
+
+// Close closes the pool. Closing twice is harmless.
+func (d *DB) Close() error {
+	d.pool.Close()
+	return nil
+}
+
+// querier is what reads and writes need of a pool, a connection or a
+// transaction.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// beginner starts transactions: the pool, or a lease's connection.
+type beginner interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// write runs fn in a transaction on b and commits it. The commit is
+// durable when the server acknowledges it (synchronous_commit on, the
+// default: the WAL record is flushed first).
+func write(ctx context.Context, b beginner, op string, fn func(pgx.Tx) error) error {
+	tx, err := b.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer tx.Rollback(context.Background()) // a no-op after Commit
+	if err := fn(tx); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("%s: commit: %w", op, err)
+	}
+	failpoint.Durable("commit " + op)
+	return nil
+}
+
+// uniqueViolation reports whether err is PostgreSQL's unique_violation.
+func uniqueViolation(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}
