@@ -54,6 +54,9 @@ type Options struct {
 	// named MailTool, at each message boundary (R10.3; see deliverMail).
 	Mail     Mailbox
 	MailTool string
+	// Secrets are scrubbed from every tool result before it is stored,
+	// emitted or sent to the model (issue 10); nil scrubs nothing.
+	Secrets *tool.Secrets
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -71,6 +74,7 @@ type Runtime struct {
 	project   func() string // Options.Instructions
 	mail      Mailbox
 	mailTool  string
+	secrets   *tool.Secrets
 
 	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
 	total      float64
@@ -94,7 +98,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
-		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, interrupt: make(chan string, 1),
+		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, secrets: opts.Secrets, interrupt: make(chan string, 1),
 		project: opts.Instructions, mail: opts.Mail, mailTool: opts.MailTool}
 	if r.now == nil {
 		r.now = time.Now

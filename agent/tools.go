@@ -166,6 +166,7 @@ func (s *session) runTool(ctx context.Context, u *model.ToolUse) (op store.Op, e
 	default:
 		op.Content, op.IsError = res.Content, res.IsError
 	}
+	op.Content = s.rt.secrets.Redact(op.Content) // before it is stored, shown or sent
 	return op, nil
 }
 

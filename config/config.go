@@ -36,14 +36,17 @@ const FileName = "flower.yaml"
 type Config struct {
 	Resume Resume `yaml:"resume"`
 	// Defaults of the CLI's flags (R10.2), typically in the user-level
-	// config.yaml; nil or "" leaves the built-in default. A flag given on
-	// the command line wins over both files.
-	Model    string   `yaml:"model"`
+	// config.yaml; nil leaves the built-in default (the model's name is
+	// model.name). A flag given on the command line wins over both files.
 	Timeout  *float64 `yaml:"timeout"`
 	MaxTurns *int     `yaml:"max_turns"`
 	MaxAsks  *int     `yaml:"max_asks"`
 	Rounds   *int     `yaml:"rounds"`
 	Budget   *float64 `yaml:"budget"`
+	// Issue 10's keys, in contain.go.
+	Sandbox Sandbox               `yaml:"sandbox"`
+	Models  map[string]ModelPrice `yaml:"models"`
+	Model   ModelSettings         `yaml:"model"`
 }
 
 // Resume holds the policies for ambiguous ops, from the most specific
@@ -149,6 +152,9 @@ func parseOver(base Config, name string, data []byte) (Config, error) {
 	}
 	if err != nil {
 		return Config{}, describe(name, body, err)
+	}
+	if err := cfg.checkContain(name); err != nil {
+		return Config{}, err
 	}
 	return cfg, nil
 }

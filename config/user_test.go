@@ -46,9 +46,9 @@ func TestUserDir(t *testing.T) {
 // the user's config.yaml key by key; what it leaves out keeps the user's
 // value (R10.2).
 func TestLoadMergesUserAndWorkspace(t *testing.T) {
-	userConfig(t, "model: claude-user\ntimeout: 60\nmax_turns: 7\nresume:\n  default: skip\n  per_tool:\n    Bash: discard\n")
+	userConfig(t, "model:\n  name: claude-user\ntimeout: 60\nmax_turns: 7\nresume:\n  default: skip\n  per_tool:\n    Bash: discard\n")
 	ws := t.TempDir()
-	writeFile(t, filepath.Join(ws, FileName), "model: claude-ws\nresume:\n  per_step:\n    publish: discard\n")
+	writeFile(t, filepath.Join(ws, FileName), "model: {name: claude-ws}\nresume:\n  per_step:\n    publish: discard\n")
 	got, err := Load(ws)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
@@ -56,14 +56,14 @@ func TestLoadMergesUserAndWorkspace(t *testing.T) {
 	timeout, turns := 60.0, 7
 	want := Config{Resume: Resume{Default: Skip, PerTool: map[string]Policy{"Bash": Discard},
 		PerStep: map[string]Policy{"publish": Discard}},
-		Model: "claude-ws", Timeout: &timeout, MaxTurns: &turns}
+		Model: ModelSettings{Name: "claude-ws"}, Timeout: &timeout, MaxTurns: &turns}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load mismatch (-want +got):\n%s", diff)
 	}
 
 	// Without a workspace file, the user's file alone.
 	got, err = Load(t.TempDir())
-	if err != nil || got.Model != "claude-user" || got.PolicyFor("x", "Bash") != Discard {
+	if err != nil || got.Model.Name != "claude-user" || got.PolicyFor("x", "Bash") != Discard {
 		t.Errorf("Load without flower.yaml = %+v, %v; want the user's settings", got, err)
 	}
 }
@@ -71,7 +71,7 @@ func TestLoadMergesUserAndWorkspace(t *testing.T) {
 func TestLoadUserErrorNamesTheUserFile(t *testing.T) {
 	name := userConfig(t, "modle: x\n")
 	_, err := Load(t.TempDir())
-	want := name + ":1:1: modle: unknown key (use resume, model, " // more keys may follow
+	want := name + ":1:1: modle: unknown key (use resume, " // more keys may follow
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("Load error\ngot  %v\nwant %s", err, want)
 	}

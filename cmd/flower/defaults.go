@@ -23,7 +23,9 @@ func configDefaults(cmd *cobra.Command, g *globals) error {
 	}
 	cfg, loaded := config.Config{}, false
 	for key, value := range map[string]func(config.Config) (string, bool){
-		"model":     func(c config.Config) (string, bool) { return c.Model, c.Model != "" && os.Getenv("FLOWER_MODEL") == "" },
+		"model": func(c config.Config) (string, bool) {
+			return c.Model.Name, c.Model.Name != "" && os.Getenv("FLOWER_MODEL") == ""
+		},
 		"timeout":   func(c config.Config) (string, bool) { return ptr(c.Timeout) },
 		"max-turns": func(c config.Config) (string, bool) { return ptr(c.MaxTurns) },
 		"max-asks":  func(c config.Config) (string, bool) { return ptr(c.MaxAsks) },

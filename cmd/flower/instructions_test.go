@@ -69,8 +69,8 @@ func TestProjectInstructions(t *testing.T) {
 func TestUserConfigDefaults(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	userFile(t, dir, "config.yaml", "model: demo\nmax_turns: 1\n")
-	// model: demo from the user's file: no API key needed; max_turns 1
+	userFile(t, dir, "config.yaml", "model: {name: demo}\nmax_turns: 1\n")
+	// model.name: demo from the user's file: no API key needed; max_turns 1
 	// stops the demo's four-turn script.
 	r := flower(t, dir, nil, "once", "say hello")
 	if r.code != 1 || !strings.Contains(r.stderr, "max turns") {

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flower-run/flower/agent"
-	"github.com/flower-run/flower/config"
 )
 
 const onceInstructions = `You are flower, an agent that does software and writing tasks in the working directory with the tools you have.
@@ -72,14 +71,18 @@ next message boundary; a second Ctrl-C exits at once).`,
 }
 
 func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out io.Writer) error {
+	ws, err := filepath.Abs(g.workspace)
+	if err != nil {
+		return usageErr("--workspace: %v", err)
+	}
+	cfg, err := loadConfig(ws) // first: it may declare the prices --budget needs
+	if err != nil {
+		return err
+	}
 	if err := checkLimits(g.model, f.maxTurns, f.budget); err != nil {
 		return err
 	}
-	cfg, err := config.Load(g.workspace)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	b, err := chooseBackend(g.model)
+	b, err := chooseBackend(g.model, modelClient(g, cfg))
 	if err != nil {
 		return err
 	}
@@ -90,7 +93,8 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	}
 	defer s.Close()
 	rt, err := agent.New(agent.Options{Workspace: g.workspace, Store: s, Provider: b.provider,
-		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies(), Instructions: projectInstructions(rtWorkspace(g))})
+		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies(), Instructions: projectInstructions(rtWorkspace(g)),
+		ToolEnv: toolEnv(ws, g.runDir), Secrets: knownSecrets(cfg)})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -107,7 +111,7 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	o := newOnceOutput(f.format, out)
 	spec := agent.Spec{Name: "once", Instructions: onceInstructions, Model: b.model,
 		MaxTurns: f.maxTurns, MaxBudget: f.budget}
-	res := rt.Run(ctx, spec, prompt, agent.RunOptions{Resume: f.resume, Fork: f.fork, Sink: o.sink})
+	res := rt.Run(ctx, spec, prompt, agent.RunOptions{Resume: f.resume, Fork: f.fork, Sink: redacting(knownSecrets(cfg), o.sink)})
 	o.done(res)
 	return onceExit(ctx, res)
 }

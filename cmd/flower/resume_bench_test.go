@@ -78,7 +78,7 @@ func (f *firstRequest) time(b *testing.B, bin, dir string, args ...string) {
 	b.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "ANTHROPIC_BASE_URL=" + f.srv.URL, "ANTHROPIC_API_KEY=test"}
+	cmd.Env = append(baseEnv(dir), "ANTHROPIC_BASE_URL="+f.srv.URL, "ANTHROPIC_API_KEY=test")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	done := make(chan error, 1)
