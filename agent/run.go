@@ -11,7 +11,6 @@ import (
 	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
-	"github.com/flower-run/flower/view"
 )
 
 const defaultMaxTurns = 100
@@ -65,6 +64,7 @@ func (r *Runtime) Run(ctx context.Context, spec Spec, prompt string, opts RunOpt
 	res.End = r.now()
 	if opts.subPath == "" { // a subagent's cost is counted in its parent's
 		r.addCost(res.Cost)
+		r.shells.StopAll() // the step ended: its background shells end (R9.4)
 	}
 	if s != nil {
 		s.emit(event.Event{Kind: event.Result, Text: res.Text, Payload: resultPayload(res)})
@@ -98,9 +98,13 @@ func (s *session) run(ctx context.Context, prompt string) error {
 		}
 	} else if p.Ended && !handedOff {
 		s.res.OK, s.res.Text = true, p.Last.Message.TextOf()
-		return nil
+		return s.flush(ctx)
 	}
-	return s.loop(ctx)
+	err = s.loop(ctx)
+	if ferr := s.flush(ctx); err == nil { // results a limit or an error left held
+		err = ferr
+	}
+	return err
 }
 
 // catchUp does what the stored session owes before the next model call:
@@ -190,8 +194,7 @@ func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, e
 // sees, so the retry sends the same clean history. An interrupt cancels the
 // call and never counts as an attempt.
 func (s *session) call(ctx context.Context) (*model.Response, error) {
-	req := &model.Request{Model: s.spec.Model, System: s.system(), Messages: view.BuildWith(s.entries, s.viewOptions()),
-		Tools: s.toolDefs()}
+	req := s.request()
 	retry := s.rt.retry
 	retry.OnRetry = func(n resilience.Notice) { s.emit(n.Event()) }
 	var resp *model.Response
@@ -225,9 +228,10 @@ func (s *session) commit(ctx context.Context, resp *model.Response) error {
 	entries := []store.Entry{{Kind: store.KindAssistant, Message: &msg, Model: resp.Model,
 		StopReason: resp.StopReason, Usage: &resp.Usage, Cost: cost}}
 	for _, u := range msg.ToolUses() {
-		if s.isEffect(u.Name) {
+		if s.isEffect(u.Name) && s.permitted(u) {
 			entries = append(entries, store.Entry{Kind: store.KindOpStarted,
 				Op: &store.Op{ID: u.ID, Tool: u.Name, Input: u.Input, Class: "effect"}})
+			s.intents[u.ID] = true
 		}
 	}
 	if err := s.append(ctx, entries...); err != nil {

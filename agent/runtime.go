@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/permission"
 	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
@@ -54,6 +55,13 @@ type Options struct {
 	// named MailTool, at each message boundary (R10.3; see deliverMail).
 	Mail     Mailbox
 	MailTool string
+	// Permissions decide, before a call's intent is recorded, whether it
+	// may run (R9.3); nil allows every call. Subagents share their
+	// runtime's rules.
+	Permissions *permission.Rules
+	// Asker asks the person about a call an ask rule matched; nil means
+	// no one can answer, so such calls are denied with a note.
+	Asker PermissionAsker
 	// Secrets are scrubbed from every tool result before it is stored,
 	// emitted or sent to the model (issue 10); nil scrubs nothing.
 	Secrets *tool.Secrets
@@ -75,14 +83,21 @@ type Runtime struct {
 	mail      Mailbox
 	mailTool  string
 	secrets   *tool.Secrets
+	shells    *tool.Shells // Bash's background commands; stopped when a top-level run ends
+	perms     *permission.Rules
+	asker     PermissionAsker
+
+	grantMu sync.Mutex      // guards grants
+	grants  map[string]bool // ask rules the person allowed for this run
 
 	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
 	total      float64
 	interrupt  chan string             // buffered 1: the latest pending interrupt
 	cancelTurn context.CancelCauseFunc // cancels the top-level turn in flight, if any
 
-	spillMu sync.Mutex      // guards spilled
-	spilled map[string]bool // spill files written or checked whole by this process
+	spillMu     sync.Mutex       // guards spilledSize, sealed
+	spilledSize map[string]int64 // spill files written or checked whole by this process
+	sealed      map[string]int64 // spill files listed as durable (spillseal.go)
 }
 
 // New builds a Runtime, opening the default store when none is given.
@@ -99,6 +114,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
 		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, secrets: opts.Secrets, interrupt: make(chan string, 1),
+		perms: opts.Permissions, asker: opts.Asker,
 		project: opts.Instructions, mail: opts.Mail, mailTool: opts.MailTool}
 	if r.now == nil {
 		r.now = time.Now
@@ -130,6 +146,10 @@ func (r *Runtime) registry(opts Options) tool.Registry {
 		env = *opts.ToolEnv
 		env.Workspace = r.workspace
 	}
+	if env.Shells == nil {
+		env.Shells = tool.NewShells()
+	}
+	r.shells = env.Shells
 	tools := append(tool.Builtins(env), &taskTool{rt: r})
 	return tool.NewRegistry(append(tools, opts.Tools...)...)
 }

@@ -3,11 +3,13 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/view"
 )
 
 // session is the state of one Run: the stored entries and what the loop has
@@ -29,9 +31,14 @@ type session struct {
 	// held are results of calls without an intent, not yet durable: the
 	// next commit carries them (see runTools).
 	held []store.Entry
+	// intents are the calls whose intent the response's commit recorded.
+	intents map[string]bool
 	// meta is a new session's metadata until it commits with the
 	// session's first entries.
 	meta *store.Meta
+	view *view.Builder   // the model's view of entries, kept between calls
+	memo *model.Memo     // the provider's conversions of the view
+	defs []model.ToolDef // the tools offered, listed once per run
 	// project is the project's standing instructions, read when the Run
 	// started (see Options.Instructions).
 	project string
@@ -39,7 +46,8 @@ type session struct {
 
 // open loads the session to continue, forks it, or starts a new one.
 func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Result) (*session, error) {
-	s := &session{rt: r, spec: spec, opts: opts, res: res, step: opts.step, top: opts.subPath == ""}
+	s := &session{rt: r, spec: spec, opts: opts, res: res, step: opts.step, top: opts.subPath == "",
+		intents: map[string]bool{}}
 	if s.step == "" {
 		s.step = spec.Name
 	}
@@ -63,7 +71,9 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 	if opts.Resume != "" && opts.subPath == "" && len(entries) == 0 {
 		return nil, fmt.Errorf("no session %s in this workspace's store", opts.Resume)
 	}
-	s.entries, s.old = entries, len(entries)
+	// Room for the run's entries now, so that no turn pays for copying the
+	// loaded session when the first append outgrows it.
+	s.entries, s.old = slices.Grow(entries, 256), len(entries)
 	res.Resumed = len(entries) > 0
 	if !res.Resumed {
 		s.newMeta("")

@@ -20,12 +20,14 @@ const cutText = "[interrupted: the person stopped this call before it finished]"
 // runTools answers the calls of one response in order. An effect's result
 // is durable before the next call runs, so a completed effect is never run
 // again. The results of calls without an intent (pure and world calls) are
-// held and ride along with the next commit: the next effect's result or,
-// at the latest, the flush at the end of the turn, before the model is
-// called again. A crash loses only results whose calls the resume runs
-// again anyway, since a call without an intent or a result is pending and
-// never ambiguous (resume.Call.Runs == 0): a turn of k such calls costs one
-// commit, not k.
+// held and ride along with the next commit of the session: the next
+// effect's result or, when none follows, the commit of the next model
+// response (or whatever the loop commits next: a note, an interrupt, an API
+// error; the loop flushes them when it ends). A crash loses only results
+// whose calls the resume runs again anyway, since a call without an intent
+// or a result is pending and never ambiguous (resume.Call.Runs == 0); a
+// response is durable only together with the results its request showed.
+// So a turn of k such calls costs no commit of its own (package comment).
 //
 // Once the turn is cancelled the remaining calls are answered as cut,
 // keeping the session consistent. A result that cannot be appended (a full
@@ -33,8 +35,8 @@ const cutText = "[interrupted: the person stopped this call before it finished]"
 // so the next resume counts the runs right (R5.7).
 func (s *session) runTools(ctx context.Context, calls []resume.Call) error {
 	err := s.answer(ctx, calls)
-	if ferr := s.flush(ctx); err == nil {
-		err = ferr
+	if err != nil {
+		_ = s.flush(ctx) // keep what can be kept; the error says why the run stops
 	}
 	return err
 }
@@ -125,7 +127,7 @@ func (s *session) resolve(ctx context.Context, c resume.Call) (store.Op, error) 
 			return store.Op{}, err
 		}
 	}
-	return s.runTool(ctx, u)
+	return s.runTool(ctx, c)
 }
 
 // ErrDiscarded ends a run that the discard policy abandoned. A tool whose
@@ -139,8 +141,11 @@ var ErrDiscarded = errors.New("discarded")
 const truncatedText = "Not run: your response hit the output token limit, so this call's input was cut off. Make the call again with a smaller input (split a large file into several Write/Edit calls)."
 
 // runTool executes one call. Every failure is a result the model sees,
-// except a discard, which ends the run.
-func (s *session) runTool(ctx context.Context, u *model.ToolUse) (op store.Op, err error) {
+// except a discard, which ends the run. The permission rules are applied
+// first; an allowed effect whose intent is not durable yet (it needed a
+// yes) gets it before it runs.
+func (s *session) runTool(ctx context.Context, c resume.Call) (op store.Op, err error) {
+	u := c.Use
 	op = store.Op{ID: u.ID, Tool: u.Name}
 	t, ok := s.rt.tools[u.Name]
 	switch {
@@ -153,6 +158,14 @@ func (s *session) runTool(ctx context.Context, u *model.ToolUse) (op store.Op, e
 	case ctx.Err() != nil:
 		op.Content, op.IsError, op.Cut = cutText, true, true
 		return op, nil
+	}
+	if denied, ok := s.permit(ctx, u); !ok {
+		return denied, nil
+	}
+	if s.isEffect(u.Name) && c.Runs == 0 && !s.intended(u) {
+		if err := s.intend(ctx, u); err != nil {
+			return op, err
+		}
 	}
 	op.Class = t.Class().String()
 	res, err := safeRun(withCall(ctx, callInfo{id: u.ID, s: s}), t, u)

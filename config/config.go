@@ -43,10 +43,12 @@ type Config struct {
 	MaxAsks  *int     `yaml:"max_asks"`
 	Rounds   *int     `yaml:"rounds"`
 	Budget   *float64 `yaml:"budget"`
-	// Issue 10's keys, in contain.go.
-	Sandbox Sandbox               `yaml:"sandbox"`
-	Models  map[string]ModelPrice `yaml:"models"`
-	Model   ModelSettings         `yaml:"model"`
+	// Issue 10's keys: sandbox in sandbox.go (secrets in contain.go),
+	// permissions in permissions.go, models and model in contain.go.
+	Sandbox     Sandbox               `yaml:"sandbox"`
+	Permissions Permissions           `yaml:"permissions"`
+	Models      map[string]ModelPrice `yaml:"models"`
+	Model       ModelSettings         `yaml:"model"`
 }
 
 // Resume holds the policies for ambiguous ops, from the most specific

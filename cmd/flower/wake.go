@@ -139,8 +139,13 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return err
 	}
 	defer b.release()
+	box, err := contain(cfg, ws, out)
+	if err != nil {
+		return err
+	}
+	defer box.Close()
 	sec := knownSecrets(cfg)
-	o := newOracle(ws, g.runDir, b, sec)
+	o := newOracle(ws, g.runDir, b, sec, box.rules)
 	defer o.Close()
 	sink := redacting(sec, func(e event.Event) { fe.sink(e); o.Observe(e) })
 	ch := human.New(human.Options{Sink: sink, MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout),
@@ -150,7 +155,8 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	}
 	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
 		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies(), Instructions: projectInstructions(ws),
-		Mail: ch, MailTool: human.InboxName, ToolEnv: toolEnv(ws, g.runDir), Secrets: sec})
+		Mail: ch, MailTool: human.InboxName,
+		ToolEnv: box.toolEnv(toolEnv(ws, g.runDir)), Secrets: sec, Permissions: box.rules, Asker: ch})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
