@@ -168,6 +168,7 @@ func (s *session) loop(ctx context.Context) error {
 // reports an interrupt with a message: the loop goes on with it.
 func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, err error) {
 	turn, done := s.rt.beginTurn(ctx, s.top)
+	s.refreshTools(turn)
 	resp, err = s.call(turn)
 	cut := err != nil // the call failed, as an interrupt makes it
 	if err == nil {

@@ -65,6 +65,9 @@ type Options struct {
 	// Secrets are scrubbed from every tool result before it is stored,
 	// emitted or sent to the model (issue 10); nil scrubs nothing.
 	Secrets *tool.Secrets
+	// Sources offer tools known only once they start (MCP servers); their
+	// tools join the registry at every model call (refreshTools).
+	Sources []tool.Source
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -83,6 +86,7 @@ type Runtime struct {
 	mail      Mailbox
 	mailTool  string
 	secrets   *tool.Secrets
+	sources   []tool.Source
 	shells    *tool.Shells // Bash's background commands; stopped when a top-level run ends
 	perms     *permission.Rules
 	asker     PermissionAsker
@@ -113,7 +117,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
-		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, secrets: opts.Secrets, interrupt: make(chan string, 1),
+		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, secrets: opts.Secrets, sources: opts.Sources, interrupt: make(chan string, 1),
 		perms: opts.Permissions, asker: opts.Asker,
 		project: opts.Instructions, mail: opts.Mail, mailTool: opts.MailTool}
 	if r.now == nil {

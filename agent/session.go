@@ -9,6 +9,7 @@ import (
 	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/tool"
 	"github.com/flower-run/flower/view"
 )
 
@@ -24,6 +25,7 @@ type session struct {
 	info    model.Info
 	res     *Result
 	allowed map[string]bool // nil: every tool allowed
+	reg     tool.Registry   // the tools this session sees now (refreshTools)
 	step    string          // the top-level Spec.Name: resume policies are the step's
 	top     bool            // a top-level run: it takes interrupts
 	warned  bool            // the handoff "approaching" event was sent
@@ -59,6 +61,7 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 			s.allowed[n] = true
 		}
 	}
+	s.refreshTools(ctx) // before a crash's pending calls look their tools up
 	s.id = opts.Resume
 	if s.id == "" {
 		s.id = r.newID()

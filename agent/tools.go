@@ -68,7 +68,7 @@ func (s *session) answer(ctx context.Context, calls []resume.Call) error {
 // unless its tool keeps its results (tool.Keeper: a person's answer).
 func (s *session) record(ctx context.Context, name string, op store.Op) error {
 	e := store.Entry{Kind: store.KindResult, Op: &op}
-	if t, ok := s.rt.tools[name]; !s.isEffect(name) && !(ok && tool.Keeps(t)) {
+	if t, ok := s.reg[name]; !s.isEffect(name) && !(ok && tool.Keeps(t)) {
 		s.hold(e)
 		return nil
 	}
@@ -104,6 +104,7 @@ const exhaustedText = "[flower] This %s call (%s) was started %d times and never
 func (s *session) resolve(ctx context.Context, c resume.Call) (store.Op, error) {
 	u := c.Use
 	policy := s.rt.policies.For(s.step, u.Name)
+	c.Idempotent = s.idempotent(u.Name)
 	action := resume.Decide(c, policy)
 	if action != resume.RunCall {
 		s.emit(event.Event{Kind: event.Retry, Tool: u.Name,
@@ -116,8 +117,12 @@ func (s *session) resolve(ctx context.Context, c resume.Call) (store.Op, error) 
 	case resume.SkipCall:
 		return store.Op{ID: u.ID, Tool: u.Name, Content: skippedText}, nil
 	case resume.GiveUp:
+		limit := resume.MaxRuns
+		if c.Idempotent {
+			limit = resume.MaxIdempotentRuns
+		}
 		return store.Op{ID: u.ID, Tool: u.Name, IsError: true,
-			Content: fmt.Sprintf(exhaustedText, u.Name, u.ID, c.Runs, resume.MaxRuns)}, nil
+			Content: fmt.Sprintf(exhaustedText, u.Name, u.ID, c.Runs, limit)}, nil
 	case resume.DiscardRun:
 		return store.Op{}, fmt.Errorf("%w: %s call %s was cut by a crash and the resume policy of step %q is discard",
 			ErrDiscarded, u.Name, u.ID, s.step)
@@ -147,13 +152,13 @@ const truncatedText = "Not run: your response hit the output token limit, so thi
 func (s *session) runTool(ctx context.Context, c resume.Call) (op store.Op, err error) {
 	u := c.Use
 	op = store.Op{ID: u.ID, Tool: u.Name}
-	t, ok := s.rt.tools[u.Name]
+	t, ok := s.reg[u.Name]
 	switch {
-	case s.allowed != nil && !s.allowed[u.Name]:
+	case !s.allows(u.Name):
 		op.Content, op.IsError, op.Denied = fmt.Sprintf("Permission denied: the %s tool is not allowed for this agent. Allowed tools: %v.", u.Name, s.spec.Tools), true, true
 		return op, nil
 	case !ok:
-		op.Content, op.IsError = fmt.Sprintf("No tool named %q exists. Available tools: %v.", u.Name, s.rt.tools.Names()), true
+		op.Content, op.IsError = fmt.Sprintf("No tool named %q exists. Available tools: %v.", u.Name, s.reg.Names()), true
 		return op, nil
 	case ctx.Err() != nil:
 		op.Content, op.IsError, op.Cut = cutText, true, true
@@ -195,18 +200,18 @@ func safeRun(ctx context.Context, t tool.Tool, u *model.ToolUse) (res tool.Resul
 }
 
 func (s *session) isEffect(name string) bool {
-	t, ok := s.rt.tools[name]
-	return ok && (s.allowed == nil || s.allowed[name]) && t.Class() == tool.Effect
+	t, ok := s.reg[name]
+	return ok && s.allows(name) && t.Class() == tool.Effect
 }
 
 // toolDefs offers the model only the tools it is allowed (least privilege).
 func (s *session) toolDefs() []model.ToolDef {
 	var defs []model.ToolDef
-	for _, name := range s.rt.tools.Names() {
-		if s.allowed != nil && !s.allowed[name] {
+	for _, name := range s.reg.Names() {
+		if !s.allows(name) {
 			continue
 		}
-		t := s.rt.tools[name]
+		t := s.reg[name]
 		defs = append(defs, model.ToolDef{Name: name, Description: t.Description(), Schema: t.Schema()})
 	}
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })

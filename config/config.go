@@ -49,6 +49,7 @@ type Config struct {
 	Permissions Permissions           `yaml:"permissions"`
 	Models      map[string]ModelPrice `yaml:"models"`
 	Model       ModelSettings         `yaml:"model"`
+	MCP         MCP                   `yaml:"mcp"` // config/mcp.go
 }
 
 // Resume holds the policies for ambiguous ops, from the most specific

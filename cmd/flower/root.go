@@ -95,5 +95,6 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	root.AddCommand(newOnce(g), newShow(g), newStatus(g), newPs(g), newDiscard(g), newServe(g, f, fl))
 	root.AddCommand(newSessions(g), newVersion())
 	root.AddCommand(newSubmit(g), newWorker(g)) // worker.go (issue 14)
+	root.AddCommand(newMCP(g))                  // mcp.go (issue 13)
 	return root
 }

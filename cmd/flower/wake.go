@@ -153,10 +153,15 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err := ch.Restore(ctx); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
+	sources, closeMCP, err := mcpServers(ws, cfg, out)
+	if err != nil {
+		return err
+	}
+	defer closeMCP()
 	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
 		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies(), Instructions: projectInstructions(ws),
 		Mail: ch, MailTool: human.InboxName,
-		ToolEnv: box.toolEnv(toolEnv(ws, g.runDir)), Secrets: sec, Permissions: box.rules, Asker: ch})
+		ToolEnv: box.toolEnv(toolEnv(ws, g.runDir)), Secrets: sec, Permissions: box.rules, Asker: ch, Sources: sources})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
