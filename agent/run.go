@@ -133,6 +133,9 @@ func (s *session) loop(ctx context.Context) error {
 		if s.res.Turns >= max {
 			return fmt.Errorf("%w (%d)", ErrMaxTurns, max)
 		}
+		if _, err := s.deliverMail(ctx); err != nil {
+			return err
+		}
 		if err := s.maybeHandoff(ctx); err != nil {
 			return err
 		}
@@ -144,6 +147,14 @@ func (s *session) loop(ctx context.Context) error {
 			return err
 		}
 		if len(resp.Message.ToolUses()) == 0 {
+			// Mail that came while the model wrote its last word is the
+			// person's next turn, not something to drop.
+			if more, err := s.deliverMail(ctx); err != nil || more {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			s.res.OK, s.res.Text = true, resp.Message.TextOf()
 			return nil
 		}

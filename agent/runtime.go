@@ -47,6 +47,14 @@ type Options struct {
 	// subagent inherits) and tool; the zero value retries, at most twice in
 	// all (R5.7). cmd/flower reads them from flower.yaml (package config).
 	Policies resume.Policies
+	// Instructions, when set, returns the project's standing instructions
+	// (AGENTS.md and the like, R10.2), added to every Run's system prompt.
+	// It is called when a Run starts, so an edit reaches the next step.
+	Instructions func() string
+	// Mail, when set, is delivered to top-level runs allowed the tool
+	// named MailTool, at each message boundary (R10.3; see deliverMail).
+	Mail     Mailbox
+	MailTool string
 	// Permissions decide, before a call's intent is recorded, whether it
 	// may run (R9.3); nil allows every call. Subagents share their
 	// runtime's rules.
@@ -74,6 +82,9 @@ type Runtime struct {
 	trim      bool
 	handoffAt float64
 	policies  resume.Policies
+	project   func() string // Options.Instructions
+	mail      Mailbox
+	mailTool  string
 	secrets   *tool.Secrets
 	sources   []tool.Source
 	shells    *tool.Shells // Bash's background commands; stopped when a top-level run ends
@@ -107,7 +118,8 @@ func New(opts Options) (*Runtime, error) {
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
 		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, secrets: opts.Secrets, sources: opts.Sources, interrupt: make(chan string, 1),
-		perms: opts.Permissions, asker: opts.Asker}
+		perms: opts.Permissions, asker: opts.Asker,
+		project: opts.Instructions, mail: opts.Mail, mailTool: opts.MailTool}
 	if r.now == nil {
 		r.now = time.Now
 	}

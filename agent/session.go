@@ -41,6 +41,9 @@ type session struct {
 	view *view.Builder   // the model's view of entries, kept between calls
 	memo *model.Memo     // the provider's conversions of the view
 	defs []model.ToolDef // the tools offered, listed once per run
+	// project is the project's standing instructions, read when the Run
+	// started (see Options.Instructions).
+	project string
 }
 
 // open loads the session to continue, forks it, or starts a new one.
@@ -51,6 +54,7 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 		s.step = spec.Name
 	}
 	s.info, _ = model.Lookup(spec.Model)
+	s.project = r.projectInstructions()
 	if spec.Tools != nil {
 		s.allowed = map[string]bool{}
 		for _, n := range spec.Tools {
@@ -137,7 +141,8 @@ func (s *session) bound() store.Batch {
 	return b
 }
 
-// appendWith is append in one transaction with the records of b. The held
+// appendWith is append in one transaction with the records of b (its
+// Entries, under other keys, commit as they are). The held
 // results go first, in the order their calls were made: a commit that
 // fails loses them as a crash would, and the resume runs their calls again.
 func (s *session) appendWith(ctx context.Context, b store.Batch, entries ...store.Entry) error {
@@ -158,7 +163,7 @@ func (s *session) appendWith(ctx context.Context, b store.Batch, entries ...stor
 	}
 	// The store must not see a cancelled context: an entry whose effect
 	// happened has to be recorded even while the run is being interrupted.
-	b.Entries = entries
+	b.Entries = append(entries[:len(entries):len(entries)], b.Entries...) // b's own: other keys (a mail delivery's mark)
 	if err := s.rt.store.Commit(context.WithoutCancel(ctx), s.metaBatch(b)); err != nil {
 		return fmt.Errorf("append to session %s: %w", s.id, err)
 	}

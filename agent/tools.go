@@ -221,11 +221,15 @@ func (s *session) toolDefs() []model.ToolDef {
 	return defs
 }
 
-// system is the system prompt: the agent's instructions and where it works.
+// system is the system prompt: the agent's instructions, the project's
+// standing instructions and where it works.
 func (s *session) system() string {
 	sys := s.spec.Instructions
 	if sys != "" {
 		sys += "\n\n"
+	}
+	if s.project != "" {
+		sys += s.project + "\n\n"
 	}
 	return sys + "Working directory: " + s.rt.workspace
 }

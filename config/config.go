@@ -35,6 +35,14 @@ const FileName = "flower.yaml"
 // Config is the content of flower.yaml.
 type Config struct {
 	Resume Resume `yaml:"resume"`
+	// Defaults of the CLI's flags (R10.2), typically in the user-level
+	// config.yaml; nil leaves the built-in default (the model's name is
+	// model.name). A flag given on the command line wins over both files.
+	Timeout  *float64 `yaml:"timeout"`
+	MaxTurns *int     `yaml:"max_turns"`
+	MaxAsks  *int     `yaml:"max_asks"`
+	Rounds   *int     `yaml:"rounds"`
+	Budget   *float64 `yaml:"budget"`
 	// Issue 10's keys: sandbox in sandbox.go (secrets in contain.go),
 	// permissions in permissions.go, models and model in contain.go.
 	Sandbox     Sandbox               `yaml:"sandbox"`
@@ -91,18 +99,28 @@ func policies(m map[string]Policy) map[string]resume.Policy {
 	return out
 }
 
-// Load reads flower.yaml from the workspace root. A workspace without one
-// gets Defaults and no error: the file is optional.
+// Load reads the user-level config.yaml (see UserFile), then the
+// workspace's flower.yaml over it: a key the workspace sets wins, a key
+// it leaves out keeps the user's value (R10.2). Both files are optional;
+// without either, Load gives Defaults and no error.
 func Load(workspace string) (Config, error) {
-	name := filepath.Join(workspace, FileName)
-	data, err := os.ReadFile(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Defaults(), nil
+	cfg := Defaults()
+	for _, name := range []string{UserFile(), filepath.Join(workspace, FileName)} {
+		if name == "" {
+			continue
+		}
+		data, err := os.ReadFile(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return Config{}, fmt.Errorf("read config: %w", err)
+		}
+		if cfg, err = parseOver(cfg, name, data); err != nil {
+			return Config{}, err
+		}
 	}
-	if err != nil {
-		return Config{}, fmt.Errorf("read config: %w", err)
-	}
-	return Parse(name, data)
+	return cfg, nil
 }
 
 // Parse decodes the bytes of a flower.yaml; name is the file name shown
@@ -113,6 +131,13 @@ func Load(workspace string) (Config, error) {
 // decoding, checkShape refuses what the decoder would accept silently or
 // could not point at.
 func Parse(name string, data []byte) (Config, error) {
+	return parseOver(Defaults(), name, data)
+}
+
+// parseOver decodes data over base: the keys data sets replace base's,
+// the rest stay. This is the whole merge of the user's and the
+// workspace's files, so a key added to Config merges with no more code.
+func parseOver(base Config, name string, data []byte) (Config, error) {
 	if err := checkBrackets(data); err != nil {
 		return Config{}, describe(name, nil, err)
 	}
@@ -124,7 +149,7 @@ func Parse(name string, data []byte) (Config, error) {
 	if err == nil {
 		err = checkShape(body)
 	}
-	cfg := Defaults()
+	cfg := base
 	if err == nil && body != nil {
 		err = yaml.NodeToValue(body, &cfg, yaml.Strict())
 	}

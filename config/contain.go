@@ -31,6 +31,7 @@ type ModelPrice struct {
 
 // ModelSettings bound how long a model call may stay silent.
 type ModelSettings struct {
+	Name             string `yaml:"name"` // the default model (R10.2): --model and $FLOWER_MODEL win
 	IdleTimeout      string `yaml:"idle_timeout"`
 	FirstByteTimeout string `yaml:"first_byte_timeout"`
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/store/mem"
 )
 
 func TestSendInbox(t *testing.T) {
@@ -96,5 +97,25 @@ func TestInboxCancelled(t *testing.T) {
 	}
 	if got := inbox(t, f); !strings.Contains(got, "keep me") {
 		t.Errorf("inbox = %q: a cancelled call must not consume mail", got)
+	}
+}
+
+func TestUnsend(t *testing.T) { // issue 11: a note made the answer of a question is not delivered too
+	s := mem.New()
+	c := New(Options{Store: s, JournalKey: "~h", Workbench: t.TempDir()})
+	c.Send("tabs")
+	c.Send("and a README")
+	if !c.Unsend("tabs") || c.Unsend("tabs") {
+		t.Fatal("Unsend: want true once")
+	}
+	again := New(Options{Store: s, JournalKey: "~h", Workbench: t.TempDir()})
+	if err := again.Restore(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range []*Channel{c, again} {
+		text, _, _ := ch.Deliver()
+		if strings.Contains(text, "tabs") || !strings.Contains(text, "and a README") {
+			t.Errorf("delivered %q", text)
+		}
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/flower-run/flower/store"
 )
 
@@ -41,11 +39,10 @@ func (j *journal) put(r record) error {
 	if j == nil {
 		return nil
 	}
-	text, err := json.Marshal(r)
+	e, err := j.entry(r)
 	if err != nil {
 		return err
 	}
-	e := store.Entry{UUID: uuid.NewString(), Key: j.key, Kind: store.KindNote, Time: time.Now(), Text: string(text)}
 	if err := j.s.Append(context.Background(), e); err != nil {
 		return fmt.Errorf("journal %s: %w", r.Type, err)
 	}

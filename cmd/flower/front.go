@@ -59,7 +59,15 @@ func newOracle(ws, runDir string, b backend, sec *tool.Secrets, rules *permissio
 func terminal(out io.Writer, stdin io.Reader) frontEnd {
 	r := term.NewRenderer(out)
 	var reading, noting atomic.Bool // the reader is alive; the next line is an interrupt's note
-	fe := frontEnd{sink: r.Render, attach: func(ctx context.Context, run wakeRun) (func(), error) {
+	offer := &term.Offer{}
+	say := func(text string) { r.Render(event.Event{Kind: event.Text, Text: text}) }
+	sink := func(e event.Event) {
+		r.Render(e)
+		if line, ok := offeredAnswer(offer, e); ok {
+			say(fmt.Sprintf("  you typed %q just before this question: Enter answers with it", line))
+		}
+	}
+	fe := frontEnd{sink: sink, attach: func(ctx context.Context, run wakeRun) (func(), error) {
 		ctx, cancel := context.WithCancel(ctx)
 		var a asides
 		oracle := func(q string) { a.goAsk(ctx, run.oracle, q, r.Render) }
@@ -74,7 +82,15 @@ func terminal(out io.Writer, stdin io.Reader) frontEnd {
 		reading.Store(true)
 		go func() {
 			defer reading.Store(false)
-			term.ReadInput(ctx, stdin, run.ch, term.Commands{Oracle: oracle, New: run.startOver, Note: note})
+			term.ReadInput(ctx, stdin, run.ch, term.Commands{Oracle: oracle, New: run.startOver, Note: note,
+				Say: say, Offer: offer, Status: func() { say(runStatusLine(run)) },
+				Exit: func() {
+					say("  /exit: stopping at the next message boundary; run flower here to continue")
+					run.rt.Interrupt("")
+				},
+				Closed: func() {
+					say("  input closed (Ctrl-D): typed lines are no longer read; a question waits for its timeout, Ctrl-C stops")
+				}})
 		}()
 		spun := make(chan struct{})
 		go func() { defer close(spun); r.Spin(ctx, spinEvery) }()
@@ -150,4 +166,21 @@ func indentLines(prefix, s string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// offeredAnswer is the line to offer as the answer of the question e
+// asks, if one was typed just before it (R10.3).
+func offeredAnswer(o *term.Offer, e event.Event) (string, bool) {
+	a, ok := e.Raw.(human.Ask)
+	if e.Kind != event.Ask || !ok || e.Payload["state"] != string(human.Asked) {
+		return "", false
+	}
+	return o.For(a)
+}
+
+// runStatusLine answers /status.
+func runStatusLine(run wakeRun) string {
+	waiting := len(run.ch.Pending())
+	return fmt.Sprintf("  wake %d in %s · $%.4f for the steps done so far · %d question(s) waiting · /help lists the commands",
+		run.wake, run.ws, run.rt.TotalCost(), waiting)
 }

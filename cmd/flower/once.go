@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flower-run/flower/agent"
-	"github.com/flower-run/flower/front/term"
-	"github.com/flower-run/flower/model"
 )
 
 const onceInstructions = `You are flower, an agent that does software and writing tasks in the working directory with the tools you have.
@@ -20,6 +18,8 @@ Keep the person informed with short messages. When the task is done, end your tu
 
 type onceFlags struct {
 	resume   string
+	file     string // -f: the prompt's file
+	format   string // --output-format
 	fork     bool
 	maxTurns int
 	budget   float64
@@ -28,20 +28,31 @@ type onceFlags struct {
 func newOnce(g *globals) *cobra.Command {
 	f := &onceFlags{}
 	cmd := &cobra.Command{
-		Use:   "once [--resume SESSION] PROMPT",
+		Use:   "once [--resume SESSION] [PROMPT | -f FILE | -]",
 		Short: "Run one agent on PROMPT, no workflow and no lineage",
 		Long: `Run one agent on PROMPT and stream what it does: its text, each tool call as
 [Tool] summary, and errors. It ends with the session id, turns and cost.
---resume continues a session with its full history; with no PROMPT it only
-finishes what the session left undone (after a crash, say).
+--resume continues a session with its full history (a unique prefix of its
+id will do: flower sessions lists them); with no PROMPT it only finishes
+what the session left undone (after a crash, say).
+
+For scripts, as Claude Code's -p: the prompt comes from -f FILE, from
+standard input with PROMPT "-" or when no PROMPT is given and standard
+input is not a terminal (echo "..." | flower once); --output-format text
+prints only the final result, json one object (session_id, result,
+is_error, num_turns, total_cost_usd, duration_ms, usage), stream-json one
+event per line as GET /events serves them, then that object.
 
 Exit codes: 0 done, 1 failed, 2 usage, 130 interrupted (Ctrl-C stops at the
 next message boundary; a second Ctrl-C exits at once).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			prompt := ""
-			if len(args) == 1 {
-				prompt = args[0]
+			if err := checkFormat(f.format); err != nil {
+				return err
+			}
+			prompt, err := oncePrompt(args, f.file, cmd.InOrStdin())
+			if err != nil {
+				return err
 			}
 			if prompt == "" && f.resume == "" {
 				return usageErr(`once needs a PROMPT, e.g. flower once "create hello.txt"`)
@@ -50,7 +61,9 @@ next message boundary; a second Ctrl-C exits at once).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.resume, "resume", "", "continue this session id")
+	fl.StringVar(&f.resume, "resume", "", "continue this session (its id, or a unique prefix of it)")
+	fl.StringVarP(&f.file, "file", "f", "", `read the prompt from FILE ("-": standard input)`)
+	fl.StringVar(&f.format, "output-format", "", "text (the result only), json (one object at the end) or stream-json (one event per line); default: the live transcript")
 	fl.BoolVar(&f.fork, "fork", false, "with --resume: branch into a new session, leaving the original untouched")
 	fl.IntVar(&f.maxTurns, "max-turns", 100, "stop after this many model responses")
 	fl.Float64Var(&f.budget, "budget", 0, "stop once this many USD are spent (0: no limit)")
@@ -91,27 +104,28 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	defer closeMCP()
 	// No one answers questions in once: an ask rule denies (R9.3).
 	rt, err := agent.New(agent.Options{Workspace: g.workspace, Store: s, Provider: b.provider,
-		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies(),
+		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies(), Instructions: projectInstructions(rtWorkspace(g)),
 		ToolEnv: box.toolEnv(toolEnv(ws, g.runDir)), Secrets: knownSecrets(cfg), Permissions: box.rules, Sources: sources})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
+	}
+	if f.resume != "" {
+		if f.resume, err = resolveSession(ctx, s, rt.Workspace(), f.resume); err != nil {
+			return err
+		}
 	}
 	if f.resume != "" && !rt.HasSession(f.resume) {
 		return usageErr("no session %s for workspace %s in %s: check the id printed at the end of the earlier run, and -r / --workspace", f.resume, rt.Workspace(), filepath.Join(g.runDir, "sessions.db"))
 	}
 	ctx, stop := interruptible(ctx, rt, os.Stderr, nil)
 	defer stop()
-	r := term.NewRenderer(out)
+	o := newOnceOutput(f.format, out)
 	spec := agent.Spec{Name: "once", Instructions: onceInstructions, Model: b.model,
 		MaxTurns: f.maxTurns, MaxBudget: f.budget}
-	r.Begin("once") // the spinner runs from the first model call (issue 11)
-	spinCtx, stopSpin := context.WithCancel(ctx)
-	spun := make(chan struct{})
-	go func() { defer close(spun); r.Spin(spinCtx, spinEvery) }()
-	res := rt.Run(ctx, spec, prompt, agent.RunOptions{Resume: f.resume, Fork: f.fork, Sink: redacting(knownSecrets(cfg), r.Render)})
+	stopSpin := o.spin(ctx) // the human format's spinner, from the first model call (issue 11)
+	res := rt.Run(ctx, spec, prompt, agent.RunOptions{Resume: f.resume, Fork: f.fork, Sink: redacting(knownSecrets(cfg), o.sink)})
 	stopSpin()
-	<-spun
-	fmt.Fprintf(out, "\nsession %s · %d turns · %s · context %s\n", res.SessionID, res.Turns, model.USD(res.Cost), kilo(res.Context))
+	o.done(res)
 	return onceExit(ctx, res)
 }
 

@@ -56,7 +56,10 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 		SilenceErrors: true,
 		Args:          cobra.MaximumNArgs(1),
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return chooseRunDir(cmd, g, cmd.ErrOrStderr())
+			if err := chooseRunDir(cmd, g, cmd.ErrOrStderr()); err != nil {
+				return err
+			}
+			return configDefaults(cmd, g)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			phrase := strings.TrimSpace(strings.Join(args, " "))
@@ -85,9 +88,12 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	fl.StringVar(&f.runID, "run", "", "finish this in-flight run (flower ps lists them) instead of the newest")
 	fl.IntVar(&f.maxTurns, "max-turns", 100, "model responses per step")
 	fl.Float64Var(&f.budget, "budget", 0, "USD per step (0: no limit)")
+	fl.StringVarP(&f.taskFile, "file", "f", "", "read TASK from FILE (for long tasks: an argument is limited to 128 KiB)")
+	fl.BoolVar(&f.recheck, "recheck", false, "have a fresh judge check the work again, and nothing else (no work, no rework)")
 	fl.BoolVar(&f.reset, "reset", false, "abandon the runs in flight (after confirmation) and move an incompatible store aside")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "with --reset: do not ask for confirmation")
 	root.AddCommand(newOnce(g), newShow(g), newStatus(g), newPs(g), newDiscard(g), newServe(g, f, fl))
+	root.AddCommand(newSessions(g), newVersion())
 	root.AddCommand(newSubmit(g), newWorker(g)) // worker.go (issue 14)
 	root.AddCommand(newMCP(g))                  // mcp.go (issue 13)
 	return root

@@ -48,6 +48,9 @@ func runShow(ctx context.Context, g *globals, id string, raw bool, out io.Writer
 		return err
 	}
 	defer st.Close()
+	if id, err = resolveSession(ctx, st, ws, id); err != nil {
+		return err
+	}
 	entries, err := st.Load(ctx, store.SessionKey(ws, id))
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}

@@ -83,6 +83,9 @@ func lastRun(s store.Store, ws string, out io.Writer) {
 	if err != nil {
 		return
 	}
+	if total, n := totalCost(s, runs); n > 0 {
+		fmt.Fprintf(out, "cost       $%.4f in all (%d runs)\n", total, n)
+	}
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := runs[i]
 		if r.Status == store.RunInFlight {
@@ -107,4 +110,19 @@ func lastRun(s store.Store, ws string, out io.Writer) {
 func firstLineOf(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return line
+}
+
+// totalCost is what every run of the workspace cost, finished or not.
+func totalCost(s store.Store, runs []store.Run) (total float64, n int) {
+	for _, r := range runs {
+		rows, err := s.Results(context.Background(), r.ID)
+		if err != nil {
+			continue
+		}
+		for _, row := range rows {
+			total += row.CostUSD
+		}
+		n++
+	}
+	return total, n
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"runtime/debug"
 	"strings"
 
@@ -15,7 +16,7 @@ func notACommand(root *cobra.Command, phrase string) error {
 	if word == "" || strings.ContainsAny(word, " \t\n") {
 		return nil
 	}
-	names := []string{"version", "help", "sessions"}
+	names := []string{"help"}
 	for _, c := range root.Commands() {
 		names = append(names, c.Name())
 	}
@@ -29,13 +30,8 @@ func notACommand(root *cobra.Command, phrase string) error {
 }
 
 func suggestion(name string) string {
-	switch name {
-	case "version":
-		return "try flower --version"
-	case "help":
+	if name == "help" {
 		return "try flower --help"
-	case "sessions":
-		return "try flower ps --all (runs) or flower status (sessions)"
 	}
 	return "did you mean flower " + name + "?"
 }
@@ -75,4 +71,16 @@ func version() string {
 		}
 	}
 	return v
+}
+
+func newVersion() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print flower's version (as flower --version)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), "flower version "+version())
+			return err
+		},
+	}
 }

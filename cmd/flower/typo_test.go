@@ -13,8 +13,8 @@ func TestNotACommand(t *testing.T) { // issue 11: flower stauts
 	}{
 		{"stauts", "did you mean flower status?"},
 		{"statsu", "did you mean flower status?"},
-		{"version", "flower --version"},
-		{"sessions", "flower ps --all"},
+		{"verison", "did you mean flower version?"},
+		{"sesions", "did you mean flower sessions?"},
 		{"discrad", "did you mean flower discard?"},
 		{"ps", "did you mean flower ps?"},
 		{"write a CLI for X", ""},

@@ -35,13 +35,25 @@ type wakeFlags struct {
 	runID     string // --run
 	maxTurns  int
 	budget    float64
+	taskFile  string // -f: the task's file
+	recheck   bool   // --recheck, or Enter after a pass: a fresh judge only
 }
 
 // wakeTerminal starts, or continues, the work in this directory (R3.1), on the
 // terminal.
 func wakeTerminal(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, stdin io.Reader) error {
-	if phrase == "" && !f.fresh && f.runID == "" && !f.noRestore && interactive(stdin, out) {
-		s, err := askStartup(stdin, out, hasHistory(g))
+	phrase, err := wakeTask(phrase, f.taskFile, stdin)
+	if err != nil {
+		return err
+	}
+	f.taskFile = "" // read: wakeWith takes the phrase
+	if phrase == "" && !f.fresh && f.runID == "" && !f.noRestore && !f.recheck && interactive(stdin, out) {
+		var s startup
+		if shown, passed := passedPlan(ctx, g); passed && f.timeout != 0 {
+			s, f.recheck, err = askAfterPass(stdin, out, shown)
+		} else {
+			s, err = askStartup(stdin, out, hasHistory(g))
+		}
 		if err != nil {
 			return usageErr(`%v: start with flower "describe the task"`, err)
 		}
@@ -58,6 +70,9 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
+	if phrase, err = wakeTask(phrase, f.taskFile, os.Stdin); err != nil {
+		return err
+	}
 	cfg, err := loadConfig(ws) // first: it may declare the prices --budget needs
 	if err != nil {
 		return err
@@ -71,7 +86,15 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err := checkAsks(f.timeout, f.maxAsks); err != nil {
 		return err
 	}
-	wo := wake.Options{Phrase: phrase, New: f.fresh, NoRestore: f.noRestore, RunID: f.runID}
+	if f.recheck && (phrase != "" || f.fresh || f.runID != "") {
+		return usageErr("--recheck checks the work as it is: it takes no TASK, --new or --run")
+	}
+	if f.recheck {
+		if err := recheckable(g); err != nil {
+			return err
+		}
+	}
+	wo := wake.Options{Phrase: phrase, New: f.fresh, NoRestore: f.noRestore || f.recheck, RunID: f.runID}
 	if err := wake.Check(ws, g.hasStore(), wo); err != nil {
 		return wakeErr(err, ws)
 	}
@@ -137,12 +160,13 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	}
 	defer closeMCP()
 	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
-		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies(),
+		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies(), Instructions: projectInstructions(ws),
+		Mail: ch, MailTool: human.InboxName,
 		ToolEnv: box.toolEnv(toolEnv(ws, g.runDir)), Secrets: sec, Permissions: box.rules, Asker: ch, Sources: sources})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	line := banner(ws, st, s, cut) + "  · " + b.describe()
+	line := banner(ws, st, s, cut) + "  · " + b.describe() + instructionsNote(ws)
 	fmt.Fprintln(out, line)
 	if !st.Waking && strings.TrimSpace(st.Brief) != "" {
 		fmt.Fprintf(out, "note: ignored %s: it lacks its four sections (%s)\n", starter.BriefPath, strings.Join(starter.BriefSections, ", "))
@@ -163,7 +187,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	defer detach()
 	flow := func(task, said, phrase string) *workflow.Workflow {
 		return starter.New(starter.Options{Workspace: ws, Task: task, Said: said, Phrase: phrase, Model: b.model,
-			Rounds: judgeRounds(f.rounds), MaxTurns: f.maxTurns, Budget: f.budget, Keep: s})
+			Rounds: judgeRounds(f.rounds), MaxTurns: f.maxTurns, Budget: f.budget, Keep: s, Recheck: f.recheck})
 	}
 	outc := plan.Drive(ctx, rt, workflow.Options{RunDir: g.runDir, Sink: sink, Locked: true}, flow)
 	if startOver.Load() {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/store"
@@ -89,7 +90,7 @@ func playing(r *modeltest.Request, strict bool) modeltest.Turn {
 			return call("Checking the inbox.", "inbox", map[string]any{})
 		case 2:
 			return call("Writing the brief.", "Write", map[string]any{"file_path": starter.BriefPath,
-				"content": testBrief(taskOf(r.Messages), results[0], results[1])})
+				"content": testBrief(taskOf(r.Messages), results[0], results[1]+delivered(r))})
 		}
 		return modeltest.Turn{Text: "The brief is written."}
 	case "goals":
@@ -172,7 +173,8 @@ func lastPrompt(msgs []model.Message) (prompt string, results []string) {
 		for _, b := range m.Content {
 			switch v := b.(type) {
 			case *model.Text:
-				if !strings.HasPrefix(v.Text, starter.ClarifyCrashPrompt) {
+				// Mail the loop delivered is not a new prompt either.
+				if !strings.HasPrefix(v.Text, starter.ClarifyCrashPrompt) && !strings.HasPrefix(v.Text, human.DeliveredHeader) {
 					prompt, results = v.Text, nil
 				}
 			case *model.ToolResult:
@@ -194,6 +196,17 @@ func taskOf(msgs []model.Message) string {
 		return ""
 	}
 	return strings.TrimSpace(parts[1])
+}
+
+// delivered is the mail the loop delivered in a request's messages.
+func delivered(r *modeltest.Request) string {
+	var out string
+	for _, t := range userTexts(r) {
+		if strings.HasPrefix(t, human.DeliveredHeader) {
+			out += " " + strings.TrimPrefix(t, human.DeliveredHeader)
+		}
+	}
+	return out
 }
 
 // userTexts are the texts of every user message of a request.
@@ -650,14 +663,15 @@ func holdClarify(t *testing.T, srv *fake, hook func(*modeltest.Request)) (releas
 	return release
 }
 
-// noteThenAnswer types note while clarify is held (it goes to the inbox),
+// noteThenAnswer types note while clarify is held (it is mail, which the
+// loop delivers at the next message boundary),
 // releases clarify, and answers its question with option 1.
 func noteThenAnswer(t *testing.T, p *proc, release func(), note string) {
 	t.Helper()
 	if _, err := p.stdin.Write([]byte(note + "\n")); err != nil {
 		t.Fatal(err)
 	}
-	p.waitOutput("sent to the agent's inbox")
+	p.waitOutput("✉ noted")
 	release()
 	p.waitOutput("? " + askQuestion)
 	if _, err := p.stdin.Write([]byte("1\n")); err != nil {

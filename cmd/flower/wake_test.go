@@ -632,8 +632,17 @@ func TestAnswerFromStdin(t *testing.T) { // R6.3, R6.6
 	if res := toolResults(clarify[1]); len(res) != 1 || res[0] != "The person answered:\n\n"+askFirst {
 		t.Errorf("the ask's result: %q, want option 1", res)
 	}
-	if res := toolResults(clarify[2]); len(res) != 2 || !strings.Contains(res[1], "use tabs") {
-		t.Errorf("the inbox's result: %q, want the typed line", res)
+	// R10.3: the note reaches the model at the first message boundary,
+	// with the ask's result, marked as the person's, without an inbox call;
+	// the inbox then has nothing new.
+	if got := delivered(clarify[1]); !strings.Contains(got, "use tabs") {
+		t.Errorf("clarify's second request: delivered mail %q, want the typed line; user texts %q", got, userTexts(clarify[1]))
+	}
+	if res := toolResults(clarify[2]); len(res) != 2 || res[1] != human.InboxEmptyText {
+		t.Errorf("the inbox's result: %q, want it empty (the note was delivered)", res)
+	}
+	if n := strings.Count(strings.Join(append(userTexts(clarify[3]), toolResults(clarify[3])...), "\n"), "use tabs"); n != 1 {
+		t.Errorf("the note appears %d times in clarify's last request, want once", n)
 	}
 	qa := readFile(t, filepath.Join(dir, starter.QAPath))
 	if !strings.Contains(qa, askQuestion) || !strings.Contains(qa, "State: answered") || !strings.Contains(qa, "> "+askFirst) {

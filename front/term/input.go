@@ -25,6 +25,18 @@ type Commands struct {
 	// and reports whether it took it: after a Ctrl-C the next line is the
 	// interrupt's note (R3.7).
 	Note func(line string) bool
+	// Status answers "/status"; Exit answers "/exit" (stop at the next
+	// message boundary). Nil: the command says it is not available.
+	Status func()
+	Exit   func()
+	// Say shows the reader's own replies (help, hints); nil drops them.
+	Say func(text string)
+	// Offer, when set, remembers the line sent last, so that a question
+	// that appears just after can offer it as its answer.
+	Offer *Offer
+	// Closed is called when the input ends (Ctrl-D) after a line was read,
+	// or at once on a terminal.
+	Closed func()
 }
 
 // ReadInput reads lines from r until it ends or ctx is done. With a question
@@ -33,6 +45,7 @@ type Commands struct {
 // later question (R6.6).
 func ReadInput(ctx context.Context, r io.Reader, ch Channel, cmds Commands) {
 	lines := make(chan string)
+	read := false
 	go func() {
 		defer close(lines)
 		sc := bufio.NewScanner(r)
@@ -50,22 +63,37 @@ func ReadInput(ctx context.Context, r io.Reader, ch Channel, cmds Commands) {
 			return
 		case line, ok := <-lines:
 			if !ok {
+				if cmds.Closed != nil && (read || inputIsTerminal(r)) {
+					cmds.Closed()
+				}
 				return
 			}
+			read = true
 			handleLine(strings.TrimSpace(line), ch, cmds)
 		}
 	}
 }
 
 func handleLine(line string, ch Channel, cmds Commands) {
+	// Commands come first, even as the note of an interrupt: "/exit"
+	// after a Ctrl-C must stop, not be told to the agent.
+	switch {
+	case strings.HasPrefix(line, "/") && !strings.HasPrefix(line, "//"):
+		command(line, cmds)
+		return
+	case isBareExit(line):
+		cmds.say(exitHint)
+		return
+	}
+	if strings.HasPrefix(line, "//") {
+		line = line[1:] // "//x" sends "/x"
+	}
 	if cmds.Note != nil && cmds.Note(line) {
 		return
 	}
 	switch {
 	case line == "":
-		return
-	case line == "/new" && cmds.New != nil:
-		cmds.New()
+		cmds.Offer.confirm(ch)
 		return
 	case strings.HasPrefix(line, "?") && cmds.Oracle != nil:
 		cmds.Oracle(strings.TrimSpace(line[1:]))
@@ -77,6 +105,7 @@ func handleLine(line string, ch Channel, cmds Commands) {
 		}
 	}
 	ch.Send(line)
+	cmds.Offer.sent(line)
 }
 
 // pickOption turns "2" into the second option of a question with options.

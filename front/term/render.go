@@ -159,8 +159,11 @@ func indent(prefix, s string) string {
 // askLine shows a question with numbered options, a settled ask briefly,
 // and mail as an acknowledgement.
 func askLine(e event.Event) string {
-	if e.Payload["kind"] == "mail" {
-		return "  ✉ sent to the agent's inbox"
+	switch e.Payload["kind"] {
+	case "mail":
+		return "  ✉ noted: the agent gets it at its next message boundary"
+	case "mail_delivered":
+		return "  ✉ delivered to the agent"
 	}
 	state, _ := e.Payload["state"].(string)
 	q, _ := e.Payload["question"].(string)

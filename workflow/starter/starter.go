@@ -31,6 +31,10 @@ type Options struct {
 	Rounds   int
 	MaxTurns int
 	Budget   float64
+	// Recheck has a fresh judge check the work again and does nothing
+	// else: work is frozen and a failed verdict sends no findings back
+	// (issue 11: Enter after a pass).
+	Recheck bool
 	// Keep, when set, keeps the brief and the goals in this store and
 	// writes back the ones the agent deleted, as each step starts
 	// (SyncNotes).
@@ -86,14 +90,19 @@ func New(o Options) *workflow.Workflow {
 		workflow.Step{Name: "work", Spec: spec("work", workInstructions, WorkTools),
 			Prompt:       "Do the work. The brief is " + BriefPath + " and the checks you will be judged on are in " + GoalsPath + ".",
 			Context:      notes(BriefPath, GoalsPath),
-			ResumePrompt: workResume(o.Phrase)},
+			ResumePrompt: workResume(o.Phrase),
+			Frozen:       func() bool { return o.Recheck }},
 	)
 	if o.Phrase != "" {
 		// The phrase is durable in the run before it reaches the brief: a
 		// crash in between adds it on the wake that finishes the run.
 		w.Begin = func(run store.Run) error { return AddOnWake(o.Workspace, o.Phrase, run.Created) }
 	}
-	w.Judge = &workflow.Judge{Spec: spec("judge", judgeInstructions, JudgeTools), Work: "work", Rounds: o.Rounds,
+	rounds := o.Rounds
+	if o.Recheck {
+		rounds = -1 // workflow.NoRework: judge once, no rework
+	}
+	w.Judge = &workflow.Judge{Spec: spec("judge", judgeInstructions, JudgeTools), Work: "work", Rounds: rounds,
 		Context: notes(BriefPath, GoalsPath),
 		Prompt: "Judge the work in this directory against every check in " + GoalsPath + " (the brief is " + BriefPath + "). " +
 			"Verify each check yourself, then call verdict."}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/flower-run/flower/agent"
+	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/front/term"
+	"github.com/flower-run/flower/model"
+)
+
+// Output formats of flower once, as Claude Code's -p has them: the
+// default is flower's own rendering; text is the final result alone; json
+// is one object at the end; stream-json is one event per line, shaped as
+// GET /events serves them, then the json object as the last line.
+const (
+	formatHuman      = ""
+	formatText       = "text"
+	formatJSON       = "json"
+	formatStreamJSON = "stream-json"
+)
+
+func checkFormat(f string) error {
+	switch f {
+	case formatHuman, formatText, formatJSON, formatStreamJSON:
+		return nil
+	}
+	return usageErr("--output-format %q: use text, json or stream-json", f)
+}
+
+// onceOutput turns a run's events and result into the chosen format.
+type onceOutput struct {
+	format string
+	out    io.Writer
+	r      *term.Renderer
+
+	mu    sync.Mutex // guards seq, usage and enc's writes
+	seq   int
+	usage usageSum
+	enc   *json.Encoder
+}
+
+// usageSum adds up the tokens of every model response of a run.
+type usageSum struct {
+	Input         int `json:"input_tokens"`
+	Output        int `json:"output_tokens"`
+	CacheRead     int `json:"cache_read_input_tokens"`
+	CacheCreation int `json:"cache_creation_input_tokens"`
+}
+
+func newOnceOutput(format string, out io.Writer) *onceOutput {
+	o := &onceOutput{format: format, out: out, enc: json.NewEncoder(out)}
+	if format == formatHuman {
+		o.r = term.NewRenderer(out)
+	}
+	return o
+}
+
+// spin starts the human format's spinner line (a no-op for the other
+// formats and where the renderer prints plain lines); the returned func
+// stops it and waits for its last redraw.
+func (o *onceOutput) spin(ctx context.Context) func() {
+	if o.r == nil {
+		return func() {}
+	}
+	o.r.Begin("once")
+	ctx, cancel := context.WithCancel(ctx)
+	spun := make(chan struct{})
+	go func() { defer close(spun); o.r.Spin(ctx, spinEvery) }()
+	return func() { cancel(); <-spun }
+}
+
+// sink receives the run's events.
+func (o *onceOutput) sink(e event.Event) {
+	if o.r != nil {
+		o.r.Render(e)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if e.Kind == event.Usage {
+		o.usage.add(e.Payload)
+	}
+	if o.format != formatStreamJSON {
+		return
+	}
+	o.seq++
+	p := e.Payload
+	if p == nil {
+		p = map[string]any{}
+	}
+	line := map[string]any{"seq": o.seq, "kind": e.Kind, "text": e.Text, "tool": e.Tool, "payload": p}
+	if err := o.enc.Encode(line); err != nil {
+		line["payload"] = map[string]any{"unencodable": err.Error()}
+		_ = o.enc.Encode(line)
+	}
+}
+
+func (u *usageSum) add(p map[string]any) {
+	n := func(k string) int {
+		switch v := p[k].(type) {
+		case int:
+			return v
+		case float64:
+			return int(v)
+		}
+		return 0
+	}
+	u.Input += n("input")
+	u.Output += n("output")
+	u.CacheRead += n("cache_read")
+	u.CacheCreation += n("cache_creation")
+}
+
+// result is the json format's object, with Claude Code's field names.
+type onceResult struct {
+	Type       string   `json:"type"`
+	Subtype    string   `json:"subtype"`
+	SessionID  string   `json:"session_id"`
+	Result     string   `json:"result"`
+	IsError    bool     `json:"is_error"`
+	Error      string   `json:"error,omitempty"`
+	NumTurns   int      `json:"num_turns"`
+	TotalCost  float64  `json:"total_cost_usd"`
+	DurationMS int64    `json:"duration_ms"`
+	Usage      usageSum `json:"usage"`
+}
+
+// done writes the end of the output.
+func (o *onceOutput) done(res agent.Result) {
+	switch o.format {
+	case formatHuman:
+		fmt.Fprintf(o.out, "\nsession %s · %d turns · %s · context %s\n", res.SessionID, res.Turns, model.USD(res.Cost), kilo(res.Context))
+	case formatText:
+		if res.Text != "" {
+			fmt.Fprintln(o.out, res.Text)
+		}
+	case formatJSON, formatStreamJSON:
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		sub := "success"
+		if !res.OK {
+			sub = "error_" + string(res.Stop)
+		}
+		_ = o.enc.Encode(onceResult{Type: "result", Subtype: sub, SessionID: res.SessionID, Result: res.Text,
+			IsError: !res.OK, Error: res.Error, NumTurns: res.Turns, TotalCost: res.Cost,
+			DurationMS: res.End.Sub(res.Start).Milliseconds(), Usage: o.usage})
+	}
+}
