@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -67,7 +68,15 @@ loopback only, unless --allow-remote. Ctrl-C works as in the terminal.`,
 			}
 			phrase := strings.TrimSpace(strings.Join(args, " "))
 			out := cmd.OutOrStdout()
-			return wakeWith(cmd.Context(), g, f, phrase, out, served(out, l, token))
+			ws, err := filepath.Abs(g.workspace)
+			if err != nil {
+				return usageErr("--workspace: %v", err)
+			}
+			events, err := newServeEvents(cmd.Context(), g, ws)
+			if err != nil {
+				return err
+			}
+			return wakeWith(cmd.Context(), g, f, phrase, out, served(out, l, token, events))
 		},
 	}
 	fl := cmd.Flags()
@@ -84,15 +93,17 @@ loopback only, unless --allow-remote. Ctrl-C works as in the terminal.`,
 
 // served is the HTTP and Web front end on l: the events go to a broker
 // that the API and the WebSockets read; the server runs while the run does.
-func served(out io.Writer, l net.Listener, token string) frontEnd {
-	events := event.NewBroker(0)
-	return frontEnd{sink: events.Publish, attach: func(ctx context.Context, run wakeRun) (func(), error) {
+func served(out io.Writer, l net.Listener, token string, stream *serveEvents) frontEnd {
+	events := stream.broker
+	return frontEnd{sink: stream.publish, attach: func(ctx context.Context, run wakeRun) (func(), error) {
+		history := stream.attach(run.store)
 		srv, err := web.New(web.Options{Token: token, Events: events, Channel: run.ch,
-			Interrupt: run.rt.Interrupt, Oracle: run.oracle.Ask})
+			Interrupt: run.rt.Interrupt, Oracle: run.oracle.Ask, History: history})
 		if err != nil {
+			stream.detach()
 			return nil, &exitError{code: exitFailed, err: err}
 		}
-		events.Publish(event.Event{Kind: event.Step, Text: run.banner,
+		stream.publish(event.Event{Kind: event.Step, Text: run.banner,
 			Payload: map[string]any{"banner": true, "wake": run.wake, "workspace": run.ws}})
 		fmt.Fprintf(out, "flower: open %s\n", web.URL(l, token))
 		ctx, cancel := context.WithCancel(ctx)
@@ -103,6 +114,7 @@ func served(out io.Writer, l net.Listener, token string) frontEnd {
 			if err := <-served; err != nil {
 				fmt.Fprintln(os.Stderr, "flower:", err)
 			}
+			stream.detach()
 			events.Close()
 		}, nil
 	}}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/event/eventlog"
+	"github.com/flower-run/flower/front/web"
+	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/sqlite"
+)
+
+// eventsSession is the session id under a workspace's key of the stream
+// flower serve shows: one stream per workspace, numbered on across wakes
+// and restarts of flower serve, so a page resumes by its last seq.
+const eventsSession = "~events"
+
+// serveEvents is flower serve's event stream, kept in the store (issue
+// 14): the broker numbers on from the stored stream, a writer stores each
+// event (deltas excepted) off the run's goroutine, and the Web server reads
+// what the broker no longer keeps from the store.
+type serveEvents struct {
+	broker *event.Broker
+	writer *eventlog.Writer
+	stream string
+}
+
+// newServeEvents starts the stream of workspace ws after its stored events.
+func newServeEvents(ctx context.Context, g *globals, ws string) (*serveEvents, error) {
+	stream := store.SessionKey(ws, eventsSession)
+	last, err := storedLast(ctx, g, stream)
+	if err != nil {
+		return nil, err
+	}
+	b := event.NewBrokerAt(0, last)
+	w := eventlog.NewWriter(b, stream, last)
+	w.OnError = func(err error) { fmt.Fprintln(os.Stderr, "flower:", err) }
+	return &serveEvents{broker: b, writer: w, stream: stream}, nil
+}
+
+// publish is the run's sink.
+func (e *serveEvents) publish(ev event.Event) {
+	e.broker.Publish(ev)
+	e.writer.Kick()
+}
+
+// attach stores the stream in s while a wake runs, and returns what the
+// Web server reads stored events through (nil when s keeps none).
+func (e *serveEvents) attach(s store.Store) web.History {
+	log, ok := s.(store.Events)
+	if !ok {
+		return nil
+	}
+	e.writer.Attach(log)
+	return eventlog.Reader{Log: log, Stream: e.stream}
+}
+
+// detach stores what is left, before the wake's store closes.
+func (e *serveEvents) detach() { e.writer.Detach() }
+
+// storedLast is the last seq stored for stream, read without creating or
+// upgrading anything: 0 when there is no store yet, or one older than the
+// event log.
+func storedLast(ctx context.Context, g *globals, stream string) (int, error) {
+	u, err := g.storeURL()
+	if err != nil {
+		return 0, err
+	}
+	var s store.Store
+	if u != "" {
+		if s, err = readRemote(ctx, u); err != nil || s == nil {
+			return 0, err
+		}
+	} else {
+		path := filepath.Join(g.runDir, storeFile)
+		v, err := sqlite.Version(path)
+		if errors.Is(err, fs.ErrNotExist) || (err == nil && v < store.SchemaVersion) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, &exitError{code: exitFailed, err: err}
+		}
+		db, err := sqlite.Open(path)
+		if err != nil {
+			return 0, &exitError{code: exitFailed, err: err}
+		}
+		s = db
+	}
+	defer s.Close()
+	log, ok := s.(store.Events)
+	if !ok {
+		return 0, nil
+	}
+	last, err := eventlog.Last(ctx, log, stream)
+	if err != nil {
+		return 0, &exitError{code: exitFailed, err: err}
+	}
+	return last, nil
+}
