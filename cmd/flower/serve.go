@@ -100,7 +100,7 @@ func served(out io.Writer, l net.Listener, token string, stream *serveEvents) fr
 		srv, err := web.New(web.Options{Token: token, Events: events, Channel: run.ch,
 			Interrupt: run.rt.Interrupt, Oracle: run.oracle.Ask, History: history})
 		if err != nil {
-			stream.detach()
+			stream.end()
 			return nil, &exitError{code: exitFailed, err: err}
 		}
 		stream.publish(event.Event{Kind: event.Step, Text: run.banner,
@@ -114,7 +114,7 @@ func served(out io.Writer, l net.Listener, token string, stream *serveEvents) fr
 			if err := <-served; err != nil {
 				fmt.Fprintln(os.Stderr, "flower:", err)
 			}
-			stream.detach()
+			stream.end()
 			events.Close()
 		}, nil
 	}}

@@ -33,13 +33,18 @@ type serveEvents struct {
 // newServeEvents starts the stream of workspace ws after its stored events.
 func newServeEvents(ctx context.Context, g *globals, ws string) (*serveEvents, error) {
 	stream := store.SessionKey(ws, eventsSession)
-	last, err := storedLast(ctx, g, stream)
+	start, lost, err := storedStart(ctx, g, stream)
 	if err != nil {
 		return nil, err
 	}
-	b := event.NewBrokerAt(0, last)
-	w := eventlog.NewWriter(b, stream, last)
+	b := event.NewBrokerAt(0, start)
+	w := eventlog.NewWriter(b, stream, start)
 	w.OnError = func(err error) { fmt.Fprintln(os.Stderr, "flower:", err) }
+	if lost > 0 {
+		b.Publish(event.Event{Kind: event.Error, Text: fmt.Sprintf(
+			"the last flower serve here stopped before storing all its events: those after #%d are lost, and the count goes on from #%d", lost, start+1),
+			Payload: map[string]any{"source": "eventlog", "lost_after": lost}})
+	}
 	return &serveEvents{broker: b, writer: w, stream: stream}, nil
 }
 
@@ -60,45 +65,50 @@ func (e *serveEvents) attach(s store.Store) web.History {
 	return eventlog.Reader{Log: log, Stream: e.stream}
 }
 
-// detach stores what is left, before the wake's store closes.
-func (e *serveEvents) detach() { e.writer.Detach() }
+// end stores what is left and marks the stream ended cleanly, before the
+// wake's store closes: flower serve publishes nothing more.
+func (e *serveEvents) end() {
+	if err := e.writer.End(); err != nil {
+		fmt.Fprintln(os.Stderr, "flower:", err)
+	}
+}
 
-// storedLast is the last seq stored for stream, read without creating or
-// upgrading anything: 0 when there is no store yet, or one older than the
-// event log.
-func storedLast(ctx context.Context, g *globals, stream string) (int, error) {
+// storedStart is where stream goes on (eventlog.Resume), read without
+// creating or upgrading anything: 0 when there is no store yet, or one
+// older than the event log.
+func storedStart(ctx context.Context, g *globals, stream string) (start, lost int, err error) {
 	u, err := g.storeURL()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	var s store.Store
 	if u != "" {
 		if s, err = readRemote(ctx, u); err != nil || s == nil {
-			return 0, err
+			return 0, 0, err
 		}
 	} else {
 		path := filepath.Join(g.runDir, storeFile)
 		v, err := sqlite.Version(path)
 		if errors.Is(err, fs.ErrNotExist) || (err == nil && v < store.SchemaVersion) {
-			return 0, nil
+			return 0, 0, nil
 		}
 		if err != nil {
-			return 0, &exitError{code: exitFailed, err: err}
+			return 0, 0, &exitError{code: exitFailed, err: err}
 		}
 		db, err := sqlite.Open(path)
 		if err != nil {
-			return 0, &exitError{code: exitFailed, err: err}
+			return 0, 0, &exitError{code: exitFailed, err: err}
 		}
 		s = db
 	}
 	defer s.Close()
 	log, ok := s.(store.Events)
 	if !ok {
-		return 0, nil
+		return 0, 0, nil
 	}
-	last, err := eventlog.Last(ctx, log, stream)
+	start, lost, err = eventlog.Resume(ctx, log, stream)
 	if err != nil {
-		return 0, &exitError{code: exitFailed, err: err}
+		return 0, 0, &exitError{code: exitFailed, err: err}
 	}
-	return last, nil
+	return start, lost, nil
 }

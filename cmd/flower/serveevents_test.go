@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/flower-run/flower/store/postgres/pgtest"
 )
 
 type eventsPage struct {
@@ -33,9 +36,21 @@ func (c *client) eventsAfter(after int) eventsPage {
 // events with no gap, and after=0 still has every event of the first
 // process, with the seqs the page saw.
 func TestServeResumesEventsAfterARestart(t *testing.T) {
+	serveResumes(t, nil)
+}
+
+// The same with the store on PostgreSQL.
+func TestServeResumesEventsAfterARestartPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: two flower serve processes on PostgreSQL")
+	}
+	serveResumes(t, []string{"FLOWER_STORE=" + pgtest.URL(t)})
+}
+
+func serveResumes(t *testing.T, env []string) {
 	dir := t.TempDir()
 	srv := serveModel(t)
-	one := startServing(t, dir, serveEnv(srv), "serve", "make a header")
+	one := startServing(t, dir, serveEnv(srv, env...), "serve", "make a header")
 	m := one.waitOutput(servedURL)
 	c := &client{t: t, base: m[1], token: m[2]}
 	c.events(bounded(t), asked)
@@ -49,13 +64,26 @@ func TestServeResumesEventsAfterARestart(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, one.stdout, one.stderr)
 	}
 
-	two := startServing(t, dir, serveEnv(srv), "serve")
+	two := startServing(t, dir, serveEnv(srv, env...), "serve")
 	m = two.waitOutput(servedURL)
 	c = &client{t: t, base: m[1], token: m[2]}
 	c.events(bounded(t), asked)
 	next := c.eventsAfter(last)
+	// What the first process published after the page's last look (its
+	// shutdown: the ask declined, the result) comes first, from the store,
+	// then the second process's banner, numbered past the end mark.
 	if next.Gap || len(next.Events) == 0 || next.Events[0].Seq != last+1 {
-		t.Fatalf("after=%d on the restarted serve: %+v; want its events from %d, no gap", last, next, last+1)
+		t.Fatalf("after=%d on the restarted serve: %+v; want the events from %d, no gap", last, next, last+1)
+	}
+	banner := false
+	for i, e := range next.Events {
+		banner = banner || (e.Kind == "step" && strings.Contains(e.Text, "wake 2"))
+		if i > 0 && e.Seq <= next.Events[i-1].Seq {
+			t.Errorf("events out of order: %+v", next.Events)
+		}
+	}
+	if !banner {
+		t.Errorf("no banner of the second wake after %d: %+v", last, next.Events)
 	}
 	all := c.eventsAfter(0)
 	if all.Gap || len(all.Events) < len(seen.Events)+len(next.Events) {

@@ -27,6 +27,16 @@ import (
 // delta is the kind of streamed text pieces, never stored.
 const delta event.Kind = "delta"
 
+// endKind marks a stream whose writer ended cleanly (Writer.End): every
+// event its broker published is stored. Readers never return it.
+const endKind = "~end"
+
+// Skip is how far a stream that did not end cleanly is numbered on past
+// its last stored event (Resume): its process published events it did not
+// get to store, and a client that saw them must not mistake new events
+// for them.
+const Skip = event.DefaultKeep
+
 // maxWrite bounds the events of one transaction.
 const maxWrite = 500
 
@@ -73,6 +83,7 @@ type Writer struct {
 	mu      sync.Mutex // guards the fields below
 	covered int        // the broker seq up to which events are stored
 	log     store.Events
+	last    store.Events // the log attached last: End marks it
 	stop    chan struct{}
 	done    chan struct{}
 	failing bool
@@ -99,7 +110,7 @@ func (w *Writer) Kick() {
 func (w *Writer) Attach(log store.Events) {
 	w.Detach()
 	w.mu.Lock()
-	w.log, w.stop, w.done = log, make(chan struct{}), make(chan struct{})
+	w.log, w.last, w.stop, w.done = log, log, make(chan struct{}), make(chan struct{})
 	stop, done := w.stop, w.done
 	w.mu.Unlock()
 	w.Kick()
@@ -128,6 +139,43 @@ func (w *Writer) Detach() {
 		close(stop)
 		<-done
 	}
+}
+
+// End stores what is left and marks the stream as ended cleanly, so the
+// next process numbers on right after it (Resume). Call it when nothing
+// more is published: an event published after End is not stored.
+func (w *Writer) End() error {
+	w.Detach()
+	w.mu.Lock()
+	log, covered, failing := w.last, w.covered, w.failing
+	w.mu.Unlock()
+	if log == nil || failing || covered < w.b.Last() {
+		return nil // not all stored: the next process skips ahead
+	}
+	mark := store.Event{Stream: w.stream, Seq: int64(covered + 1), Kind: endKind, Time: time.Now(), Body: []byte(`{}`)}
+	if err := log.AppendEvents(context.Background(), mark); err != nil {
+		return fmt.Errorf("store events of %s: %w", w.stream, err)
+	}
+	return nil
+}
+
+// Resume is where a new broker of stream starts (event.NewBrokerAt): after
+// the end mark of a stream that ended cleanly; Skip past the last stored
+// event of one that did not, with lost reporting that (0 when nothing was
+// lost). A stream never stored starts at 0.
+func Resume(ctx context.Context, log store.Events, stream string) (start, lost int, err error) {
+	last, err := log.LastEvent(ctx, stream)
+	if err != nil || last == 0 {
+		return 0, 0, err
+	}
+	recs, err := log.EventsAfter(ctx, stream, last-1, 1)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(recs) == 1 && recs[0].Kind == endKind {
+		return int(last), 0, nil
+	}
+	return int(last) + Skip, int(last), nil
 }
 
 // Covered is the broker seq up to which events are stored.
@@ -185,19 +233,33 @@ type Reader struct {
 	Stream string
 }
 
-// After returns at most limit stored events with seq > after, in order.
+// After returns at most limit stored events with seq > after, in order
+// (limit <= 0: all). End marks are skipped, and do not count.
 func (r Reader) After(ctx context.Context, after, limit int) ([]event.Numbered, error) {
-	recs, err := r.Log.EventsAfter(ctx, r.Stream, int64(after), limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]event.Numbered, 0, len(recs))
-	for _, rec := range recs {
-		n, err := Decode(rec)
+	var out []event.Numbered
+	for limit <= 0 || len(out) < limit {
+		want := 0
+		if limit > 0 {
+			want = limit - len(out)
+		}
+		recs, err := r.Log.EventsAfter(ctx, r.Stream, int64(after), want)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, n)
+		for _, rec := range recs {
+			after = int(rec.Seq)
+			if rec.Kind == endKind {
+				continue
+			}
+			n, err := Decode(rec)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, n)
+		}
+		if want <= 0 || len(recs) < want {
+			break
+		}
 	}
 	return out, nil
 }

@@ -31,12 +31,12 @@ func newStoredServer(t *testing.T, path string, keep int) *storedServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last, err := eventlog.Last(context.Background(), db, stream)
+	start, _, err := eventlog.Resume(context.Background(), db, stream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{t: t, ws: t.TempDir(), events: event.NewBrokerAt(keep, last)}
-	w := eventlog.NewWriter(f.events, stream, last)
+	f := &fixture{t: t, ws: t.TempDir(), events: event.NewBrokerAt(keep, start)}
+	w := eventlog.NewWriter(f.events, stream, start)
 	w.OnError = func(err error) { t.Errorf("writer: %v", err) }
 	w.Attach(db)
 	f.ch = human.New(human.Options{Sink: f.events.Publish, Timeout: human.Forever, Workbench: filepath.Join(f.ws, ".flower")})
@@ -65,7 +65,9 @@ func (s *storedServer) publish(from, n int) {
 // writer stores what is left, the store closes.
 func (s *storedServer) stop() {
 	s.srv.Close()
-	s.w.Detach()
+	if err := s.w.End(); err != nil {
+		s.t.Fatal(err)
+	}
 	s.events.Close()
 	if err := s.db.Close(); err != nil {
 		s.t.Fatal(err)
@@ -118,8 +120,8 @@ func TestResumeAfterRestart(t *testing.T) {
 
 	two := newStoredServer(t, path, 0)
 	defer two.stop()
-	if two.events.Last() != last {
-		t.Fatalf("the new broker starts at %d; want the stored %d", two.events.Last(), last)
+	if two.events.Last() != last+1 { // the first server's end mark
+		t.Fatalf("the new broker starts at %d; want %d, past the first one's end mark", two.events.Last(), last+1)
 	}
 	two.publish(20, 10)
 	var b eventsAnswer
@@ -177,5 +179,40 @@ func TestHistoryBehindWindow(t *testing.T) {
 	s.call("GET", "/events?after=0", "", &a)
 	if got, _ := a.texts(); fmt.Sprint(got) != fmt.Sprint(want(0, 30)) || a.Gap {
 		t.Errorf("after=0 with a window of 4: %v (gap %v)", got, a.Gap)
+	}
+}
+
+// TestResumeAfterACrash: a UI that died before storing its last events
+// leaves no end mark; the next one numbers on Skip past the stored events,
+// so a client that saw the lost ones never takes new events for them.
+func TestResumeAfterACrash(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	one := newStoredServer(t, path, 0)
+	one.publish(0, 5)
+	one.w.Detach() // t0..t4 stored
+	stored := one.events.Last()
+	one.publish(5, 3) // published, seen, never stored: the process dies
+	var a eventsAnswer
+	one.call("GET", "/events?after=0", "", &a)
+	_, seen := a.texts()
+	one.srv.Close()
+	one.events.Close()
+	one.db.Close()
+
+	two := newStoredServer(t, path, 0)
+	defer two.stop()
+	if got, want := two.events.Last(), stored+eventlog.Skip; got != want {
+		t.Fatalf("the new broker starts at %d; want %d", got, want)
+	}
+	two.publish(100, 2)
+	var b eventsAnswer
+	two.call("GET", fmt.Sprintf("/events?after=%d", seen), "", &b)
+	if got, _ := b.texts(); fmt.Sprint(got) != fmt.Sprint(want(100, 102)) || b.Events[0].Seq <= seen {
+		t.Errorf("after=%d: %+v; want only t100, t101, numbered past %d", seen, b, seen)
+	}
+	var c eventsAnswer
+	two.call("GET", "/events?after=0", "", &c)
+	if got, _ := c.texts(); fmt.Sprint(got) != fmt.Sprint(append(want(0, 5), want(100, 102)...)) {
+		t.Errorf("after=0: %v; want the stored t0..t4, then t100, t101", got)
 	}
 }

@@ -20,7 +20,8 @@
 // answered from the store (at most 5000 stored events at a time: ask again
 // with the last seq). gap is true when the client missed events that are
 // kept nowhere (no store, or its after is from a server that died before
-// storing its last events).
+// storing its last events: the next one numbers on past them, with an
+// error event saying so).
 //
 // Every request needs "Authorization: Bearer <token>". Browsers cannot set
 // that header on two requests, so those two take the token another way: the
