@@ -343,9 +343,10 @@ func TestTrimOnResumeSpillsToWorkbench(t *testing.T) { // R4.6
 }
 
 // TestTornSpillFileIsWrittenAgain: spill files are written without an
-// fsync (issue 12), so a machine crash may leave one torn at its full size
-// (zeros) or empty. A later process compares the file with the store's
-// text and writes it again.
+// fsync (issue 12), so a machine crash before the process synced and
+// listed them (.sealed) may leave one torn at its full size (zeros) or
+// empty, with no list or a torn one. A later process compares the file
+// with the store's text and writes it again.
 func TestTornSpillFileIsWrittenAgain(t *testing.T) {
 	f := newFixture(t, modeltest.Script(
 		modeltest.Turn{ToolCalls: []modeltest.ToolCall{call("Bash", `{"command":"seq 1 3000"}`)}},
@@ -355,7 +356,8 @@ func TestTornSpillFileIsWrittenAgain(t *testing.T) {
 		modeltest.Turn{Text: "once more"},
 	))
 	first := f.run(agent.Spec{}, "count", agent.RunOptions{})
-	for _, tear := range []func([]byte) []byte{
+	seal := filepath.Join(f.ws, ".flower", "results", ".sealed")
+	for i, tear := range []func([]byte) []byte{
 		func(b []byte) []byte { return make([]byte, len(b)) }, // the right size, zeros
 		func([]byte) []byte { return nil },                    // empty
 	} {
@@ -372,6 +374,18 @@ func TestTornSpillFileIsWrittenAgain(t *testing.T) {
 			t.Fatal("the spilled file lacks the full output")
 		}
 		if err := os.WriteFile(matches[0], tear(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		list, err := os.ReadFile(seal)
+		if err != nil || !strings.Contains(string(list), filepath.Base(matches[0])) {
+			t.Fatalf("the spill file is not listed as synced: %q, %v", list, err)
+		}
+		if i == 0 { // the crash came before the list was written
+			err = os.Remove(seal)
+		} else { // or while it was: torn
+			err = os.WriteFile(seal, append(list[:len(list)-3], "00\n"...), 0o644)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -228,20 +228,22 @@ func (p *peekTool) Run(context.Context, json.RawMessage) (tool.Result, error) {
 }
 
 // TestHeldPureResultsAreRunAgainWhenLost: a pure result rides along with
-// the next effect's result; one made after the last effect waits for the
-// end of the turn. A crash (here a commit that fails) before that commit
-// loses only the pure result, and the resume runs that call again, never
-// the effect, and never asks the model twice (issue 12).
+// the next effect's result; one made after the last effect rides with the
+// next response. A crash (here a commit that fails) before that commit
+// loses only the pure result and the response: the resume runs that call
+// again, never the effect, and asks the model again, as after any crash
+// during a model call (issue 12).
 func TestHeldPureResultsAreRunAgainWhenLost(t *testing.T) {
 	c, p := &countTool{}, &peekTool{}
 	f := newFixture(t, modeltest.Script(
 		modeltest.Turn{ToolCalls: []modeltest.ToolCall{{ID: "toolu_p1", Name: "Peek", Input: `{}`},
 			{ID: "toolu_c", Name: "Count", Input: `{}`}, {ID: "toolu_p2", Name: "Peek", Input: `{}`}}},
 		modeltest.Turn{Text: "finished"},
+		modeltest.Turn{Text: "finished"},
 	), c, p)
 	fs := withFaultStore(f, agent.Options{Tools: []tool.Tool{c, p}})
-	fs.setFail(func(b store.Batch) error { // the end-of-turn commit of toolu_p2's result
-		if len(b.Entries) == 1 && b.Entries[0].Op != nil && b.Entries[0].Op.ID == "toolu_p2" {
+	fs.setFail(func(b store.Batch) error { // the commit of toolu_p2's result with the next response
+		if len(b.Entries) == 2 && b.Entries[0].Op != nil && b.Entries[0].Op.ID == "toolu_p2" {
 			return errDiskFull
 		}
 		return nil
@@ -252,7 +254,7 @@ func TestHeldPureResultsAreRunAgainWhenLost(t *testing.T) {
 	}
 	fs.setFail(nil)
 	res = f.run(agent.Spec{Name: "work"}, "", agent.RunOptions{Resume: res.SessionID})
-	if !res.OK || c.n.Load() != 1 || p.n.Load() != 3 || f.srv.Count() != 2 {
+	if !res.OK || c.n.Load() != 1 || p.n.Load() != 3 || f.srv.Count() != 3 {
 		t.Fatalf("resume: %+v, %d effect runs, %d pure runs, %d requests", res, c.n.Load(), p.n.Load(), f.srv.Count())
 	}
 	want := "user assistant op_started tool_result tool_result tool_result assistant"

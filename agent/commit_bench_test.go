@@ -299,10 +299,10 @@ func TestCommitsPerTurn(t *testing.T) {
 		calls string
 		want  int
 	}{
-		{"P", 2}, {"E", 2},
-		{"PPP", 2}, {"EEE", 4}, {"PEP", 3}, {"PPE", 2},
-		{strings.Repeat("P", 10), 2}, {strings.Repeat("E", 10), 11}, {strings.Repeat("PE", 5), 6},
-		{"K", 2}, {"PKP", 3}, // a kept result commits at once, with those held before it
+		{"P", 1}, {"E", 2},
+		{"PPP", 1}, {"EEE", 4}, {"PEP", 2}, {"PPE", 2},
+		{strings.Repeat("P", 10), 1}, {strings.Repeat("E", 10), 11}, {strings.Repeat("PE", 5), 6},
+		{"K", 2}, {"PKP", 2}, // a kept result commits at once, with those held before it
 	} {
 		t.Run(tc.calls, func(t *testing.T) {
 			if got := commitsOfToolTurn(t, mem.New(), t.TempDir(), tc.calls); got != tc.want {

@@ -11,7 +11,6 @@ import (
 	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
-	"github.com/flower-run/flower/view"
 )
 
 const defaultMaxTurns = 100
@@ -98,9 +97,13 @@ func (s *session) run(ctx context.Context, prompt string) error {
 		}
 	} else if p.Ended && !handedOff {
 		s.res.OK, s.res.Text = true, p.Last.Message.TextOf()
-		return nil
+		return s.flush(ctx)
 	}
-	return s.loop(ctx)
+	err = s.loop(ctx)
+	if ferr := s.flush(ctx); err == nil { // results a limit or an error left held
+		err = ferr
+	}
+	return err
 }
 
 // catchUp does what the stored session owes before the next model call:
@@ -179,8 +182,7 @@ func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, e
 // sees, so the retry sends the same clean history. An interrupt cancels the
 // call and never counts as an attempt.
 func (s *session) call(ctx context.Context) (*model.Response, error) {
-	req := &model.Request{Model: s.spec.Model, System: s.system(), Messages: view.BuildWith(s.entries, s.viewOptions()),
-		Tools: s.toolDefs()}
+	req := s.request()
 	retry := s.rt.retry
 	retry.OnRetry = func(n resilience.Notice) { s.emit(n.Event()) }
 	var resp *model.Response

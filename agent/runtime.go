@@ -46,6 +46,9 @@ type Options struct {
 	// subagent inherits) and tool; the zero value retries, at most twice in
 	// all (R5.7). cmd/flower reads them from flower.yaml (package config).
 	Policies resume.Policies
+	// Secrets are scrubbed from every tool result before it is stored,
+	// emitted or sent to the model (issue 10); nil scrubs nothing.
+	Secrets *tool.Secrets
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -60,14 +63,16 @@ type Runtime struct {
 	trim      bool
 	handoffAt float64
 	policies  resume.Policies
+	secrets   *tool.Secrets
 
 	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
 	total      float64
 	interrupt  chan string             // buffered 1: the latest pending interrupt
 	cancelTurn context.CancelCauseFunc // cancels the top-level turn in flight, if any
 
-	spillMu sync.Mutex      // guards spilled
-	spilled map[string]bool // spill files written or checked whole by this process
+	spillMu     sync.Mutex       // guards spilledSize, sealed
+	spilledSize map[string]int64 // spill files written or checked whole by this process
+	sealed      map[string]int64 // spill files listed as durable (spillseal.go)
 }
 
 // New builds a Runtime, opening the default store when none is given.
@@ -83,7 +88,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
-		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, interrupt: make(chan string, 1)}
+		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, secrets: opts.Secrets, interrupt: make(chan string, 1)}
 	if r.now == nil {
 		r.now = time.Now
 	}

@@ -3,11 +3,13 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/view"
 )
 
 // session is the state of one Run: the stored entries and what the loop has
@@ -32,6 +34,9 @@ type session struct {
 	// meta is a new session's metadata until it commits with the
 	// session's first entries.
 	meta *store.Meta
+	view *view.Builder   // the model's view of entries, kept between calls
+	memo *model.Memo     // the provider's conversions of the view
+	defs []model.ToolDef // the tools offered, listed once per run
 }
 
 // open loads the session to continue, forks it, or starts a new one.
@@ -59,7 +64,9 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 	if opts.Resume != "" && opts.subPath == "" && len(entries) == 0 {
 		return nil, fmt.Errorf("no session %s in this workspace's store", opts.Resume)
 	}
-	s.entries, s.old = entries, len(entries)
+	// Room for the run's entries now, so that no turn pays for copying the
+	// loaded session when the first append outgrows it.
+	s.entries, s.old = slices.Grow(entries, 256), len(entries)
 	res.Resumed = len(entries) > 0
 	if !res.Resumed {
 		s.newMeta("")

@@ -7,21 +7,23 @@
 // Group commit. The results of a turn's calls without an intent (pure and
 // world calls: intents are written for effects only) are not committed one
 // by one: they ride along with the next commit of the session, which is the
-// next effect's result, an op_attempt, or at the latest the flush that ends
-// the turn, before the model is called again. The crash semantics stay
-// identical: a crash before that commit leaves such a call with neither an
-// intent nor a result, which resume.Session plans as pending and never
-// ambiguous (Runs == 0), so the wake simply runs it again, as it would have
-// after a crash just before the call's own commit. An effect's result is
-// still durable before the next call runs, so a completed effect is never
-// run again; the model sees nothing that is not durable, since every
-// request follows the flush; and results keep the order of their calls.
-// A cut (interrupted) call without an intent is held like any other and
-// the interrupt's own commit comes after the flush. A tool that keeps its
-// results (tool.Keeper: ask, whose answer is a person's time) is committed
-// at once, with what is held before it. So a tool turn costs
-// one commit for the response and its intents, one per effect, and one
-// more only if pure results follow the last effect.
+// next effect's result, an op_attempt, or, when no effect follows, the
+// commit of the next model response together with it (issue 12). The crash
+// semantics stay identical: a crash before that commit leaves such a call
+// with neither an intent nor a result, which resume.Session plans as
+// pending and never ambiguous (Runs == 0), so the wake simply runs it
+// again, as it would have after a crash just before the call's own commit.
+// The model may be asked over results not yet durable, but its response
+// commits in one transaction with them: no durable response was ever made
+// from results the store lacks, and a lost request is asked again, as after
+// any crash during a model call. An effect's result is still durable before
+// the next call runs, so a completed effect is never run again; results keep
+// the order of their calls. A cut (interrupted) call without an intent is
+// held like any other and the interrupt's own commit carries it. A tool that
+// keeps its results (tool.Keeper: ask, whose answer is a person's time) is
+// committed at once, with what is held before it. The loop flushes what is
+// held when it stops (a limit, an error). So a tool turn costs one commit
+// for the response and its intents plus one per effect: pure-only turns one.
 package agent
 
 import (

@@ -14,7 +14,7 @@ const spillDir = ".flower/results"
 
 // viewOptions are the pruning rules of this session's view (R4.5, R4.6).
 func (s *session) viewOptions() view.Options {
-	o := view.Options{KeepDenials: 1, Old: s.old}
+	o := view.Options{KeepDenials: 1, Old: s.old, Settled: true}
 	if s.rt.trim {
 		o.Trim = &view.Trim{Spill: s.rt.spill}
 	}
@@ -35,15 +35,17 @@ func (r *Runtime) spill(op *store.Op) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return "", err
 	}
+	r.unseal(filepath.Base(abs))
 	if err := atomicfile.WriteFileUnsynced(abs, []byte(op.Content), 0o644); err != nil {
 		return "", err
 	}
-	r.markSpilled(abs)
+	r.markSpilled(abs, int64(len(op.Content)))
 	return rel, nil
 }
 
 // spilledWhole reports whether abs holds content. A file this process
-// wrote or checked is trusted while its size matches (one Stat per view);
+// wrote or checked is trusted while its size matches (one Stat per view),
+// and so is one listed as durable by an earlier process (spillseal.go);
 // any other is compared byte for byte once, since an unsynced file torn by
 // a machine crash can have the right size and the wrong bytes (zeros).
 func (r *Runtime) spilledWhole(abs, content string) bool {
@@ -52,26 +54,30 @@ func (r *Runtime) spilledWhole(abs, content string) bool {
 		return false
 	}
 	r.spillMu.Lock()
-	known := r.spilled[abs]
+	_, known := r.spilledSize[abs]
 	r.spillMu.Unlock()
 	if known {
+		return true
+	}
+	if size, ok := r.sealedSizes()[filepath.Base(abs)]; ok && size == fi.Size() {
+		r.markSpilled(abs, fi.Size())
 		return true
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil || string(data) != content {
 		return false
 	}
-	r.markSpilled(abs)
+	r.markSpilled(abs, fi.Size())
 	return true
 }
 
-func (r *Runtime) markSpilled(abs string) {
+func (r *Runtime) markSpilled(abs string, size int64) {
 	r.spillMu.Lock()
 	defer r.spillMu.Unlock()
-	if r.spilled == nil {
-		r.spilled = map[string]bool{}
+	if r.spilledSize == nil {
+		r.spilledSize = map[string]int64{}
 	}
-	r.spilled[abs] = true
+	r.spilledSize[abs] = size
 }
 
 // safeName keeps a tool_use id usable as a file name.

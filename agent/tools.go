@@ -20,12 +20,14 @@ const cutText = "[interrupted: the person stopped this call before it finished]"
 // runTools answers the calls of one response in order. An effect's result
 // is durable before the next call runs, so a completed effect is never run
 // again. The results of calls without an intent (pure and world calls) are
-// held and ride along with the next commit: the next effect's result or,
-// at the latest, the flush at the end of the turn, before the model is
-// called again. A crash loses only results whose calls the resume runs
-// again anyway, since a call without an intent or a result is pending and
-// never ambiguous (resume.Call.Runs == 0): a turn of k such calls costs one
-// commit, not k.
+// held and ride along with the next commit of the session: the next
+// effect's result or, when none follows, the commit of the next model
+// response (or whatever the loop commits next: a note, an interrupt, an API
+// error; the loop flushes them when it ends). A crash loses only results
+// whose calls the resume runs again anyway, since a call without an intent
+// or a result is pending and never ambiguous (resume.Call.Runs == 0); a
+// response is durable only together with the results its request showed.
+// So a turn of k such calls costs no commit of its own (package comment).
 //
 // Once the turn is cancelled the remaining calls are answered as cut,
 // keeping the session consistent. A result that cannot be appended (a full
@@ -33,8 +35,8 @@ const cutText = "[interrupted: the person stopped this call before it finished]"
 // so the next resume counts the runs right (R5.7).
 func (s *session) runTools(ctx context.Context, calls []resume.Call) error {
 	err := s.answer(ctx, calls)
-	if ferr := s.flush(ctx); err == nil {
-		err = ferr
+	if err != nil {
+		_ = s.flush(ctx) // keep what can be kept; the error says why the run stops
 	}
 	return err
 }
@@ -166,6 +168,7 @@ func (s *session) runTool(ctx context.Context, u *model.ToolUse) (op store.Op, e
 	default:
 		op.Content, op.IsError = res.Content, res.IsError
 	}
+	op.Content = s.rt.secrets.Redact(op.Content) // before it is stored, shown or sent
 	return op, nil
 }
 

@@ -35,6 +35,10 @@ const FileName = "flower.yaml"
 // Config is the content of flower.yaml.
 type Config struct {
 	Resume Resume `yaml:"resume"`
+	// Issue 10's keys, in contain.go.
+	Sandbox Sandbox               `yaml:"sandbox"`
+	Models  map[string]ModelPrice `yaml:"models"`
+	Model   ModelSettings         `yaml:"model"`
 }
 
 // Resume holds the policies for ambiguous ops, from the most specific
@@ -123,6 +127,9 @@ func Parse(name string, data []byte) (Config, error) {
 	}
 	if err != nil {
 		return Config{}, describe(name, body, err)
+	}
+	if err := cfg.checkContain(name); err != nil {
+		return Config{}, err
 	}
 	return cfg, nil
 }

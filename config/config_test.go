@@ -113,7 +113,7 @@ func TestParseErrors(t *testing.T) {
 		{"misspelt resume key", "resume:\n  per_tools:\n    Bash: retry\n",
 			"flower.yaml:2:3: resume.per_tools: unknown key (use default, per_step or per_tool)"},
 		{"misspelt top-level key", "resumes:\n  default: retry\n",
-			"flower.yaml:1:1: resumes: unknown key (use resume)"},
+			"flower.yaml:1:1: resumes: unknown key (use resume, sandbox, models or model)"},
 		{"unknown key in a flow mapping", "resume: {default: skip, retries: 3}\n",
 			"flower.yaml:1:25: resume.retries: unknown key (use default, per_step or per_tool)"},
 		{"policy is a number", "resume:\n  default: 3\n",
@@ -315,5 +315,29 @@ func TestPoliciesAgreeWithPolicyFor(t *testing.T) {
 	}
 	if got := string(Config{}.Policies().For("x", "y")); got != string(Retry) {
 		t.Errorf("zero Config: %q", got)
+	}
+}
+
+// Issue 10's keys: read when valid, refused in one line naming the key
+// when they would silently do the wrong thing.
+func TestContainKeys(t *testing.T) {
+	cfg, err := Parse("flower.yaml", []byte("sandbox:\n  secrets: [GITHUB_TOKEN]\nmodels:\n  llama3.1: {input_per_mtok: 0.5, output_per_mtok: 1, window: 32000}\nmodel:\n  idle_timeout: 90s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := cfg.Models["llama3.1"]; *m.InputPerMTok != 0.5 || *m.OutputPerMTok != 1 || m.Window != 32000 ||
+		cfg.Sandbox.Secrets[0] != "GITHUB_TOKEN" || cfg.Model.Idle().Seconds() != 90 || cfg.Model.FirstByte() != 0 {
+		t.Errorf("parsed %+v", cfg)
+	}
+	for _, c := range []struct{ yaml, want string }{
+		{"models:\n  x: {output_per_mtok: 1}\n", "models.x.input_per_mtok: missing"},
+		{"models:\n  x: {input_per_mtok: -1, output_per_mtok: 1}\n", "models.x.input_per_mtok: -1: give a price >= 0"},
+		{"model:\n  idle_timeout: soon\n", "model.idle_timeout: \"soon\" is not a duration"},
+		{"model:\n  first_byte_timeout: 1ms\n", "model.first_byte_timeout"},
+	} {
+		_, err := Parse("flower.yaml", []byte(c.yaml))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Parse(%q) = %v, want an error with %q", c.yaml, err, c.want)
+		}
 	}
 }

@@ -98,6 +98,9 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolDef
 	MaxTokens int
+	// Memo, when set, is the conversation's memo: the provider may keep in
+	// it what it converted, and convert only what changed on the next call.
+	Memo *Memo
 }
 
 // Stop reasons, normalized across providers.

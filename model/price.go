@@ -1,6 +1,9 @@
 package model
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Info is what flower knows of a model: its context window and its prices
 // in USD per million tokens.
@@ -41,9 +44,23 @@ var prices = map[string]Info{
 // a modest window and no cost.
 var Unknown = Info{Window: 128_000}
 
-// Lookup returns the Info of a model by the longest matching name prefix,
-// and whether the table knew it.
+// declared are the models a user described (flower.yaml models:), by exact
+// name; they win over the table.
+var declared sync.Map // string -> Info
+
+// Declare records what the user says of a model: a local model's window,
+// the prices of a model the table lacks. Lookup returns it for that exact
+// name (an "openai/" prefix is ignored).
+func Declare(name string, info Info) {
+	declared.Store(strings.TrimPrefix(name, "openai/"), info)
+}
+
+// Lookup returns the Info of a model: a declared one, else by the longest
+// matching name prefix of the table; and whether flower knew it.
 func Lookup(name string) (Info, bool) {
+	if i, ok := declared.Load(strings.TrimPrefix(name, "openai/")); ok {
+		return i.(Info), true
+	}
 	best, found := "", false
 	for p := range prices {
 		if strings.HasPrefix(name, p) && len(p) > len(best) {

@@ -23,6 +23,7 @@ import (
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/store/sqlite"
+	"github.com/flower-run/flower/tool"
 )
 
 // The oracle's limits (R6.5).
@@ -53,6 +54,8 @@ type Options struct {
 	// Notes is the workbench notes directory; default
 	// <Workspace>/.flower/notes.
 	Notes string
+	// Secrets are scrubbed from what its tools return (issue 10).
+	Secrets *tool.Secrets
 }
 
 // Oracle answers side questions. Observe is its event sink; Ask and
@@ -139,8 +142,10 @@ func (o *Oracle) open() error {
 	if err != nil {
 		return err
 	}
+	// The run dir is out of its tools' reach, as it is of the run's.
 	rt, err := agent.New(agent.Options{Workspace: o.opts.Workspace, Provider: o.opts.Provider,
-		Store: s, Retry: o.opts.Retry})
+		Store: s, Retry: o.opts.Retry, Secrets: o.opts.Secrets,
+		ToolEnv: &tool.Env{Workspace: o.opts.Workspace, Forbidden: []string{o.opts.RunDir}}})
 	if err != nil {
 		s.Close()
 		return err

@@ -71,6 +71,10 @@ func ClassifyErr(err error) Class {
 	if err == nil {
 		return Unknown
 	}
+	var stall *model.StallError
+	if errors.As(err, &stall) {
+		return Transient // a silent server was cut by its watchdog: retry (issue 10)
+	}
 	if errors.Is(err, context.Canceled) {
 		return Fatal
 	}

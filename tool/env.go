@@ -23,6 +23,9 @@ type Env struct {
 	Workspace string
 	// AllowOutside lets file tools reach paths outside Workspace.
 	AllowOutside bool
+	// Forbidden are directories file tools never read, list or write,
+	// whatever AllowOutside says: flower's run dir (issue 10).
+	Forbidden []string
 	// BashTimeout applies when a call names none; BashMaxTimeout caps
 	// what a call may ask for.
 	BashTimeout, BashMaxTimeout time.Duration

@@ -135,13 +135,14 @@ func globFiles(ctx context.Context, env Env, root, pattern string) ([]globMatch,
 	}
 	inGit := strings.Contains(pattern, ".git")
 	show := env.displayer()
+	hidden := env.forbiddenRoots()
 	var out []globMatch
 	err := doublestar.GlobWalk(os.DirFS(root), pattern, func(p string, d fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		full := filepath.Join(root, filepath.FromSlash(p))
-		if (!inGit && underGit(p)) || !keepMatch(env, full, d) {
+		if (!inGit && underGit(p)) || forbidden(hidden, full) || !keepMatch(env, full, d) {
 			return nil
 		}
 		info, err := d.Info()

@@ -159,6 +159,7 @@ func (g *grepper) search(ctx context.Context, target string) error {
 }
 
 func (g *grepper) walk(ctx context.Context, root string) error {
+	hidden := g.env.forbiddenRoots()
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return ctxErr
@@ -167,7 +168,7 @@ func (g *grepper) walk(ctx context.Context, root string) error {
 		case err != nil:
 			return nil // unreadable: skip it, search the rest
 		case d.IsDir():
-			if p != root && isVCSDir(d.Name()) {
+			if p != root && (isVCSDir(d.Name()) || forbidden(hidden, p)) {
 				return fs.SkipDir
 			}
 			return nil

@@ -36,6 +36,9 @@ func (e Env) resolve(p string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("resolve %s: %w", p, err)
 	}
+	if forbidden(e.forbiddenRoots(), real) {
+		return "", &forbiddenError{path: p}
+	}
 	if e.AllowOutside {
 		return real, nil
 	}

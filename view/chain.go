@@ -5,11 +5,23 @@ import "github.com/flower-run/flower/store"
 // chain orders entries by walking parent links back from the newest one.
 // An entry whose parent is missing is re-parented to the nearest surviving
 // entry before it, so the chain never breaks and no history is lost; an
-// entry not on the chain from the leaf (a dead branch) is left out.
-func chain(entries []store.Entry) []store.Entry {
+// entry not on the chain from the leaf (a dead branch) is left out. at
+// holds the index in entries of each chained entry; nil means the chain is
+// entries itself.
+func chain(entries []store.Entry) (chained []store.Entry, at []int) {
 	if len(entries) < 2 || linear(entries) {
-		return entries
+		return entries, nil
 	}
+	rev := walk(entries)
+	chained, at = make([]store.Entry, len(rev)), make([]int, len(rev))
+	for k, i := range rev {
+		chained[len(rev)-1-k], at[len(rev)-1-k] = entries[i], i
+	}
+	return chained, at
+}
+
+// walk is the indexes of the chain from the newest entry back.
+func walk(entries []store.Entry) []int {
 	at := make(map[string]int, len(entries))
 	for i, e := range entries {
 		at[e.UUID] = i
@@ -25,11 +37,7 @@ func chain(entries []store.Entry) []store.Entry {
 		}
 		i = p
 	}
-	out := make([]store.Entry, len(rev))
-	for k, i := range rev {
-		out[len(rev)-1-k] = entries[i]
-	}
-	return out
+	return rev
 }
 
 // linear reports whether each entry's parent is the one before it: the

@@ -19,16 +19,14 @@ type pruner struct {
 	calls   map[string]*model.ToolUse // tool_use id -> call
 }
 
-func newPruner(entries []store.Entry, o Options) *pruner {
+// newPruner sees the chained entries; at maps them to their index in the
+// session (nil: the same), which is what Options.Old counts.
+func newPruner(entries []store.Entry, at []int, o Options) *pruner {
 	p := &pruner{o: o, dropped: map[string]bool{}, calls: map[string]*model.ToolUse{}}
 	var denials []string
-	for _, e := range entries {
-		if e.Kind == store.KindAssistant && e.Message != nil {
-			for _, u := range e.Message.ToolUses() {
-				p.calls[u.ID] = u
-			}
-		}
-		if e.Kind == store.KindResult && e.Op != nil && e.Op.Denied {
+	for i, e := range entries {
+		p.see(e)
+		if e.Kind == store.KindResult && e.Op != nil && e.Op.Denied && (!o.Settled || index(at, i) < o.Old) {
 			denials = append(denials, e.Op.ID)
 		}
 	}
@@ -39,7 +37,16 @@ func newPruner(entries []store.Entry, o Options) *pruner {
 	return p
 }
 
-// message is the message entry i contributes, if any.
+// see records the calls of e.
+func (p *pruner) see(e store.Entry) {
+	if e.Kind == store.KindAssistant && e.Message != nil {
+		for _, u := range e.Message.ToolUses() {
+			p.calls[u.ID] = u
+		}
+	}
+}
+
+// message is the message the entry at index i of the session contributes, if any.
 func (p *pruner) message(i int, e store.Entry) (model.Message, bool) {
 	switch e.Kind {
 	case store.KindUser:

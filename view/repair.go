@@ -8,31 +8,47 @@ import (
 
 // repair enforces the request invariants on merged messages.
 func repair(msgs []model.Message) []model.Message {
-	var out []model.Message
-	var open []*model.ToolUse // calls of the last assistant message still unanswered
+	var r repairer
 	for _, m := range msgs {
-		if m.Role == model.Assistant {
-			if len(open) > 0 {
-				out = appendMerged(out, answers(open, nil))
-			}
-			m = cleanAssistant(m)
-			open = m.ToolUses()
-		} else {
-			m = cleanUser(m, open)
-			open = nil
-		}
-		if len(m.Content) == 0 {
-			continue
-		}
-		if len(out) == 0 && m.Role == model.Assistant {
-			out = append(out, model.Message{Role: model.User, Content: []model.Block{&model.Text{Text: "(continued)"}}})
-		}
-		out = appendMerged(out, m)
+		r.feed(m)
 	}
-	if len(open) > 0 {
-		out = appendMerged(out, answers(open, nil))
+	r.finish()
+	return r.out
+}
+
+// repairer is repair one message at a time, so that a view kept between
+// model calls repairs each message once (see Builder).
+type repairer struct {
+	out  []model.Message
+	open []*model.ToolUse // calls of the last assistant message still unanswered
+}
+
+func (r *repairer) feed(m model.Message) {
+	if m.Role == model.Assistant {
+		if len(r.open) > 0 {
+			r.out = appendMerged(r.out, answers(r.open, nil))
+		}
+		m = cleanAssistant(m)
+		r.open = m.ToolUses()
+	} else {
+		m = cleanUser(m, r.open)
+		r.open = nil
 	}
-	return out
+	if len(m.Content) == 0 {
+		return
+	}
+	if len(r.out) == 0 && m.Role == model.Assistant {
+		r.out = append(r.out, model.Message{Role: model.User, Content: []model.Block{&model.Text{Text: "(continued)"}}})
+	}
+	r.out = appendMerged(r.out, m)
+}
+
+// finish answers the calls left open at the end.
+func (r *repairer) finish() {
+	if len(r.open) > 0 {
+		r.out = appendMerged(r.out, answers(r.open, nil))
+		r.open = nil
+	}
 }
 
 // cleanAssistant drops empty text blocks and gives every tool call valid

@@ -25,6 +25,12 @@ type Options struct {
 	// large results are replaced by a pointer.
 	Old  int
 	Trim *Trim
+	// Settled drops only denials among the first Old entries: a denial
+	// made during this run never drops an older one, since that would
+	// rewrite the middle of a conversation the provider has cached. The
+	// older denials go at the next load (a new run, a wake, a handoff).
+	// A Builder's view is settled.
+	Settled bool
 }
 
 // Default is the view every load gets: keep the newest denial.
@@ -36,15 +42,23 @@ func Build(entries []store.Entry) []model.Message { return BuildWith(entries, De
 
 // BuildWith returns the model messages of entries, pruned with o.
 func BuildWith(entries []store.Entry, o Options) []model.Message {
-	chained := chain(entries)
-	p := newPruner(chained, o)
+	chained, at := chain(entries)
+	p := newPruner(chained, at, o)
 	var msgs []model.Message
 	for i, e := range chained {
-		if m, ok := p.message(i, e); ok {
+		if m, ok := p.message(index(at, i), e); ok {
 			msgs = appendMerged(msgs, m)
 		}
 	}
 	return repair(msgs)
+}
+
+// index is the index in the session of the i-th chained entry.
+func index(at []int, i int) int {
+	if at == nil {
+		return i
+	}
+	return at[i]
 }
 
 // appendMerged appends m, merging it into the last message when both have

@@ -416,7 +416,7 @@ func TestReset(t *testing.T) {
 func psOff(dir string, args ...string) ran {
 	cmd := exec.Command(flowerBin, append([]string{"ps"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
+	cmd.Env = baseEnv(dir)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

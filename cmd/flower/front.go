@@ -14,6 +14,7 @@ import (
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/oracle"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/tool"
 )
 
 // frontEnd is where a wake shows its events and takes the person's input:
@@ -47,8 +48,8 @@ type wakeRun struct {
 }
 
 // newOracle is the run's read-only side agent (R6.5), on the run's backend.
-func newOracle(ws, runDir string, b backend) *oracle.Oracle {
-	return oracle.New(oracle.Options{Workspace: ws, RunDir: runDir, Provider: b.provider, Model: b.model, Retry: b.retrier()})
+func newOracle(ws, runDir string, b backend, sec *tool.Secrets) *oracle.Oracle {
+	return oracle.New(oracle.Options{Workspace: ws, RunDir: runDir, Provider: b.provider, Model: b.model, Retry: b.retrier(), Secrets: sec})
 }
 
 // terminal is the default front end: the renderer prints the events, and

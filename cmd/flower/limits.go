@@ -21,7 +21,7 @@ func checkLimits(modelFlag string, maxTurns int, budget float64) error {
 	}
 	name := modelName(modelFlag)
 	if _, known := model.Lookup(name); budget > 0 && !known && name != "demo" {
-		return usageErr("--budget: flower does not know the prices of model %q, so it cannot hold a budget: drop --budget, or use a model of its price table", name)
+		return usageErr("--budget: flower does not know the prices of model %q, so it cannot hold a budget: give them in flower.yaml (models: {%q: {input_per_mtok: USD, output_per_mtok: USD}}), or drop --budget", name, name)
 	}
 	return nil
 }

@@ -18,11 +18,15 @@ import (
 var flowerBin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv("FLOWER_HIDE_CHILD") == "1" { // TestHideEnviron's child needs no binary
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "flower-bin")
 	if err != nil {
 		panic(err)
 	}
 	flowerBin = filepath.Join(dir, "flower")
+	stateRoot = filepath.Join(dir, "state")
 	out, err := exec.Command("go", "build", "-race", "-o", flowerBin, ".").CombinedOutput()
 	if err != nil {
 		panic("build flower: " + err.Error() + "\n" + string(out))
@@ -30,6 +34,18 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// stateRoot is the XDG_STATE_HOME of every flower the tests run: no test
+// writes to the real user's state directory.
+var stateRoot string
+
+// baseEnv is the environment every flower of the tests starts from: a
+// home and a state directory of the test's own, and the run dir ./runs
+// (seed 000's layout, which the tests inspect); a later entry of the same
+// name overrides these (exec.Cmd keeps the last).
+func baseEnv(dir string) []string {
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_STATE_HOME=" + stateRoot, runDirEnv + "=runs"}
 }
 
 type ran struct {
@@ -42,7 +58,7 @@ func flower(t *testing.T, dir string, env []string, args ...string) ran {
 	t.Helper()
 	cmd := exec.Command(flowerBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}, env...)
+	cmd.Env = append(baseEnv(dir), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

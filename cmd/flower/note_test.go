@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -25,7 +24,7 @@ func TestCtrlCTakesANote(t *testing.T) {
 	dir := t.TempDir()
 	cmd := exec.Command(flowerBin, "write a poem")
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=k"}
+	cmd.Env = append(baseEnv(dir), "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=k")
 	stdin, _ := cmd.StdinPipe()
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flower-run/flower/agent"
-	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/front/term"
 )
 
@@ -58,14 +57,18 @@ next message boundary; a second Ctrl-C exits at once).`,
 }
 
 func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out io.Writer) error {
+	ws, err := filepath.Abs(g.workspace)
+	if err != nil {
+		return usageErr("--workspace: %v", err)
+	}
+	cfg, err := loadConfig(ws) // first: it may declare the prices --budget needs
+	if err != nil {
+		return err
+	}
 	if err := checkLimits(g.model, f.maxTurns, f.budget); err != nil {
 		return err
 	}
-	cfg, err := config.Load(g.workspace)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	b, err := chooseBackend(g.model)
+	b, err := chooseBackend(g.model, modelClient(g, cfg))
 	if err != nil {
 		return err
 	}
@@ -76,7 +79,8 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	}
 	defer s.Close()
 	rt, err := agent.New(agent.Options{Workspace: g.workspace, Store: s, Provider: b.provider,
-		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies()})
+		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies(),
+		ToolEnv: toolEnv(ws, g.runDir), Secrets: knownSecrets(cfg)})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -88,7 +92,7 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	r := term.NewRenderer(out)
 	spec := agent.Spec{Name: "once", Instructions: onceInstructions, Model: b.model,
 		MaxTurns: f.maxTurns, MaxBudget: f.budget}
-	res := rt.Run(ctx, spec, prompt, agent.RunOptions{Resume: f.resume, Fork: f.fork, Sink: r.Render})
+	res := rt.Run(ctx, spec, prompt, agent.RunOptions{Resume: f.resume, Fork: f.fork, Sink: redacting(knownSecrets(cfg), r.Render)})
 	fmt.Fprintf(out, "\nsession %s · %d turns · $%.4f · context %s\n", res.SessionID, res.Turns, res.Cost, kilo(res.Context))
 	return onceExit(ctx, res)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -28,7 +29,7 @@ func (b backend) retrier() resilience.Retrier {
 }
 
 // chooseBackend picks the model API for a model name.
-func chooseBackend(name string) (backend, error) {
+func chooseBackend(name string, hc *http.Client) (backend, error) {
 	if name == "" {
 		name = os.Getenv("FLOWER_MODEL")
 	}
@@ -38,17 +39,17 @@ func chooseBackend(name string) (backend, error) {
 	switch {
 	case name == "demo":
 		srv := modeltest.NewDemo()
-		p := anthropic.New(anthropic.Config{APIKey: "demo", BaseURL: srv.URL})
+		p := anthropic.New(anthropic.Config{APIKey: "demo", BaseURL: srv.URL, HTTPClient: hc})
 		return backend{p, "demo", srv.URL, srv.Close}, nil
 	case isOpenAI(name):
-		return openAI(strings.TrimPrefix(name, "openai/"))
+		return openAI(strings.TrimPrefix(name, "openai/"), hc)
 	}
 	key := os.Getenv("ANTHROPIC_API_KEY")
 	if key == "" {
 		return backend{}, usageErr("ANTHROPIC_API_KEY is not set: export it (or OPENAI_API_KEY with --model gpt-4o), or try --model demo to run offline")
 	}
 	base := os.Getenv("ANTHROPIC_BASE_URL")
-	p := anthropic.New(anthropic.Config{APIKey: key, BaseURL: base})
+	p := anthropic.New(anthropic.Config{APIKey: key, BaseURL: base, HTTPClient: hc})
 	if base == "" {
 		base = resilience.DefaultBaseURL
 	}
@@ -64,7 +65,7 @@ func isOpenAI(name string) bool {
 	return false
 }
 
-func openAI(name string) (backend, error) {
+func openAI(name string, hc *http.Client) (backend, error) {
 	key, base := os.Getenv("OPENAI_API_KEY"), os.Getenv("OPENAI_BASE_URL")
 	if key == "" && base == "" {
 		return backend{}, usageErr("OPENAI_API_KEY is not set: export it, or set OPENAI_BASE_URL for a local server, or try --model demo to run offline")
@@ -72,7 +73,7 @@ func openAI(name string) (backend, error) {
 	if key == "" {
 		key = "none" // local servers (ollama, vLLM, llama.cpp) take any key
 	}
-	p := openai.New(openai.Config{APIKey: key, BaseURL: base})
+	p := openai.New(openai.Config{APIKey: key, BaseURL: base, HTTPClient: hc})
 	if base == "" {
 		base = "https://api.openai.com/v1"
 	}

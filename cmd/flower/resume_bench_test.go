@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -26,6 +28,9 @@ import (
 // answered, so the next starts from the same state.
 //
 //	go test -run '^$' -bench 'ToFirstRequest' -benchtime 20x ./cmd/flower/
+
+// benchLine fills tool results: text like a Read of source code.
+const benchLine = "func example() { return fmt.Sprintf(\"%d\", 42) } // a line of source\n"
 
 // resumeEntries is the size of the work session a resumed run continues.
 const resumeEntries = 10_000
@@ -78,7 +83,7 @@ func (f *firstRequest) time(b *testing.B, bin, dir string, args ...string) {
 	b.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "ANTHROPIC_BASE_URL=" + f.srv.URL, "ANTHROPIC_API_KEY=test"}
+	cmd.Env = append(baseEnv(dir), "ANTHROPIC_BASE_URL="+f.srv.URL, "ANTHROPIC_API_KEY=test")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	done := make(chan error, 1)
@@ -153,9 +158,12 @@ func BenchmarkResumeToFirstRequest(b *testing.B) {
 
 // resumeWorkspace builds, without flower, a workspace whose run was cut in
 // its work step: brief and goals written, clarify and goals done, and a
-// work session of n entries (a prompt, then Bash calls with their intents
-// and results) whose last call has its result, so the wake's first act is
-// a model request.
+// work session of at least n entries (a prompt, then Bash calls with their
+// intents and Read calls, each with a result of realistic size: 200 B to
+// 20 KB from a fixed seed, one in a hundred a 200 KB read; a signed
+// thinking block every third response) whose last call has its result, so
+// the wake's first act is a model request (issue 12: the results were 18
+// bytes before, which hid the cost of a wake).
 func resumeWorkspace(b *testing.B, n int) string {
 	b.Helper()
 	dir, err := filepath.EvalSymlinks(b.TempDir())
@@ -205,19 +213,31 @@ func resumeWorkspace(b *testing.B, n int) string {
 	}
 	add(store.Entry{Kind: store.KindUser, Message: &model.Message{Role: model.User,
 		Content: []model.Block{&model.Text{Text: "Do the work. The brief is " + starter.BriefPath + "."}}}})
+	rng := rand.New(rand.NewSource(12))
 	for call := 0; len(entries) < n; call++ {
 		id := fmt.Sprintf("toolu_%08d", call)
-		input := json.RawMessage(fmt.Sprintf(`{"command":"echo %d >> log"}`, call))
+		size := 200 + rng.Intn(20_000-200) // a result of realistic size
+		if call%100 == 99 {
+			size = 200_000 // a large read
+		}
+		output := strings.Repeat(benchLine, size/len(benchLine)+1)[:size]
+		content := []model.Block{&model.Text{Text: fmt.Sprintf("Logging line %d.", call)}}
+		if call%3 == 0 {
+			content = append([]model.Block{&model.Thinking{Thinking: strings.Repeat("Weigh the options. ", 30),
+				Signature: fmt.Sprintf("sig%d", call)}}, content...)
+		}
+		name, input, class := "Bash", json.RawMessage(fmt.Sprintf(`{"command":"echo %d >> log"}`, call)), "effect"
+		if call%2 == 1 {
+			name, input, class = "Read", json.RawMessage(fmt.Sprintf(`{"file_path":"src/file%d.go"}`, call)), "pure"
+		}
 		add(store.Entry{Kind: store.KindAssistant, Model: defaultModel, StopReason: model.StopToolUse,
 			Usage: &model.Usage{Input: 10, Output: 40, CacheRead: 60_000},
-			Message: &model.Message{Role: model.Assistant, Content: []model.Block{
-				&model.Text{Text: fmt.Sprintf("Logging line %d.", call)},
-				&model.ToolUse{ID: id, Name: "Bash", Input: input}}}})
-		add(store.Entry{Kind: store.KindOpStarted, Op: &store.Op{ID: id, Tool: "Bash", Input: input, Class: "effect"}})
-		add(store.Entry{Kind: store.KindResult, Op: &store.Op{ID: id, Tool: "Bash", Class: "effect", Content: "(no output)"}})
-	}
-	if len(entries) != n {
-		b.Fatalf("built %d entries, want %d (n must be 1 + 3k)", len(entries), n)
+			Message: &model.Message{Role: model.Assistant, Content: append(content,
+				&model.ToolUse{ID: id, Name: name, Input: input})}})
+		if class == "effect" {
+			add(store.Entry{Kind: store.KindOpStarted, Op: &store.Op{ID: id, Tool: name, Input: input, Class: class}})
+		}
+		add(store.Entry{Kind: store.KindResult, Op: &store.Op{ID: id, Tool: name, Class: class, Content: output}})
 	}
 	// The cut run, bound to the work session, in the same commit as the
 	// session's entries, as flower itself commits them.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -13,6 +14,7 @@ type globals struct {
 	model     string
 	workspace string
 	noTrim    bool
+	idle      time.Duration // --idle-timeout (contain.go)
 }
 
 func newRoot() *cobra.Command {
@@ -53,6 +55,9 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.MaximumNArgs(1),
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return chooseRunDir(cmd, g, cmd.ErrOrStderr())
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			phrase := strings.TrimSpace(strings.Join(args, " "))
 			if err := notACommand(cmd, phrase); err != nil {
@@ -65,9 +70,10 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 		},
 	}
 	pf := root.PersistentFlags()
-	pf.StringVarP(&g.runDir, "run-dir", "r", "runs", "where durable state lives (relative to the current directory)")
+	pf.StringVarP(&g.runDir, "run-dir", "r", "", "where durable state lives (default $"+runDirEnv+", else $XDG_STATE_HOME/flower/projects/<workspace>)")
 	pf.StringVar(&g.model, "model", "", `model name, or "demo" for the offline scripted model (default $FLOWER_MODEL or `+defaultModel+`)`)
 	pf.StringVar(&g.workspace, "workspace", ".", "the directory the agent works in")
+	containFlags(pf, g)
 	addStoreFlag(pf, g)
 	pf.BoolVar(&g.noTrim, "no-trim", false, "keep old large tool results whole in what the model sees (default: trim them to a pointer to a file)")
 	fl := root.Flags()

@@ -53,6 +53,7 @@ loopback only, unless --allow-remote. Ctrl-C works as in the terminal.`,
 			if err != nil {
 				return usageErr("%v", err)
 			}
+			addSecret(token) // scrubbed from what the agent's tools return
 			// Listen before anything is touched: a refused or busy address
 			// must not leave a phrase added to the brief, say.
 			if err := web.CheckAddr(sf.addr, sf.allowRemote); err != nil {

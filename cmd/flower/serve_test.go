@@ -130,7 +130,7 @@ func startServing(t *testing.T, dir string, env []string, args ...string) *servi
 	s := &serving{t: t, stdout: newOutBuf(), stderr: newOutBuf(), done: make(chan struct{})}
 	s.cmd = exec.Command(flowerBin, args...)
 	s.cmd.Dir = dir
-	s.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}, env...)
+	s.cmd.Env = append(baseEnv(dir), env...)
 	s.cmd.Stdout, s.cmd.Stderr = s.stdout, s.stderr
 	s.cmd.WaitDelay = 10 * time.Second
 	var err error

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/sqlite"
@@ -74,17 +75,17 @@ func printMessages(w io.Writer, msgs []model.Message) {
 		for _, b := range m.Content {
 			switch v := b.(type) {
 			case *model.Text:
-				fmt.Fprintln(w, v.Text)
+				fmt.Fprintln(w, term.Clean(v.Text))
 			case *model.Thinking:
-				fmt.Fprintln(w, "(thinking) "+v.Thinking)
+				fmt.Fprintln(w, "(thinking) "+term.Clean(v.Thinking))
 			case *model.ToolUse:
-				fmt.Fprintf(w, "[%s] %s\n", v.Name, v.Input)
+				fmt.Fprintf(w, "[%s] %s\n", term.Clean(v.Name), term.Clean(string(v.Input)))
 			case *model.ToolResult:
 				mark := "↳"
 				if v.IsError {
 					mark = "↳ error:"
 				}
-				fmt.Fprintln(w, mark, v.Content)
+				fmt.Fprintln(w, mark, term.Clean(v.Content))
 			}
 		}
 	}

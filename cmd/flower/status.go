@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/workflow"
 	"github.com/flower-run/flower/workflow/starter"
@@ -41,9 +42,10 @@ func runStatus(g *globals, out io.Writer) error {
 	st := starter.WakeState(ws, s)
 	if !st.Waking && len(st.Steps) == 0 && len(inFlight) == 0 {
 		fmt.Fprintf(out, "nothing to continue in %s: start with flower \"describe the task\"%s\n", tilde(ws), v1Hint(g.runDir))
+		fmt.Fprintf(out, "state      %s\n", stateDir(g.runDir))
 		return nil
 	}
-	fmt.Fprintf(out, "workspace  %s\nwakes      %d\n", tilde(ws), st.Woke)
+	fmt.Fprintf(out, "workspace  %s\nstate      %s\nwakes      %d\n", tilde(ws), stateDir(g.runDir), st.Woke)
 	if hint := v1Hint(g.runDir); hint != "" {
 		fmt.Fprintf(out, "note       %s\n", strings.Trim(hint, " ()"))
 	}
@@ -58,7 +60,7 @@ func runStatus(g *globals, out io.Writer) error {
 		lastRun(s, ws, out)
 	}
 	if st.Goal != "" {
-		fmt.Fprintf(out, "goal       %s\n", st.Goal)
+		fmt.Fprintf(out, "goal       %s\n", term.Clean(st.Goal))
 	}
 	fmt.Fprintf(out, "brief      %s\ngoals      %d checks\n", map[bool]string{true: "confirmed", false: "not yet confirmed"}[st.Waking], st.Checks)
 	names := make([]string, 0, len(st.Steps))
@@ -95,7 +97,7 @@ func lastRun(s store.Store, ws string, out io.Writer) {
 		}
 		fmt.Fprintf(out, "last run   %s %s · $%.4f\n", r.ID, status(r), cost)
 		if r.Findings != "" {
-			fmt.Fprintf(out, "verdict    %s\n", firstLineOf(r.Findings))
+			fmt.Fprintf(out, "verdict    %s\n", term.Clean(firstLineOf(r.Findings)))
 		}
 		return
 	}

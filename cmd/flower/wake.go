@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/flower-run/flower/agent"
-	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
@@ -57,10 +57,17 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
+	cfg, err := loadConfig(ws) // first: it may declare the prices --budget needs
+	if err != nil {
+		return err
+	}
 	if err := checkLimits(g.model, f.maxTurns, f.budget); err != nil {
 		return err
 	}
 	if err := checkRounds(f.rounds); err != nil {
+		return err
+	}
+	if err := checkAsks(f.timeout, f.maxAsks); err != nil {
 		return err
 	}
 	wo := wake.Options{Phrase: phrase, New: f.fresh, NoRestore: f.noRestore, RunID: f.runID}
@@ -70,13 +77,25 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err := checkRunID(ctx, g, ws, f.runID); err != nil {
 		return err
 	}
-	// Take the run dir before touching the thread: a process refused here
-	// must not have archived or amended another's brief.
+	// Take the workspace and the run dir before touching the thread: a
+	// process refused here must not have archived or amended another's
+	// brief.
+	unlockWS, err := lockWorkspace(ws, g.runDir, time.Now())
+	if err != nil {
+		return err
+	}
+	defer unlockWS()
 	s, release, err := g.drive(ctx, ws, out)
 	if err != nil {
 		return err
 	}
 	defer release()
+	if err := ensureWorkbench(ws); err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	if err := restoreNotes(ctx, s, ws, out); err != nil {
+		return err
+	}
 	plan, err := wake.Prepare(ctx, s, g.runDir, ws, wo, time.Now())
 	if err != nil {
 		return wakeErr(err, ws)
@@ -89,28 +108,26 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		}
 		fmt.Fprintf(out, "✓ run %s passed its verdict: nothing to continue\n%s\n"+
 			"  say what to change: flower \"...\" (the judge checks it too); work and judge again: flower --no-restore; another task: flower --new \"...\"\n",
-			plan.Last.ID, indent(plan.Last.Findings))
+			plan.Last.ID, indent(term.Clean(plan.Last.Findings)))
 		return nil
 	}
-	cfg, err := config.Load(ws)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	b, err := chooseBackend(g.model)
+	b, err := chooseBackend(g.model, modelClient(g, cfg))
 	if err != nil {
 		return err
 	}
 	defer b.release()
-	o := newOracle(ws, g.runDir, b)
+	sec := knownSecrets(cfg)
+	o := newOracle(ws, g.runDir, b, sec)
 	defer o.Close()
-	sink := func(e event.Event) { fe.sink(e); o.Observe(e) }
+	sink := redacting(sec, func(e event.Event) { fe.sink(e); o.Observe(e) })
 	ch := human.New(human.Options{Sink: sink, MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout),
 		Workbench: filepath.Join(ws, starter.WorkbenchDir), Store: s, JournalKey: store.SessionKey(ws, humanJournal)})
 	if err := ch.Restore(ctx); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
 	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
-		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies()})
+		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies(),
+		ToolEnv: toolEnv(ws, g.runDir), Secrets: sec})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -135,7 +152,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	defer detach()
 	flow := func(task, said, phrase string) *workflow.Workflow {
 		return starter.New(starter.Options{Workspace: ws, Task: task, Said: said, Phrase: phrase, Model: b.model,
-			Rounds: f.rounds, MaxTurns: f.maxTurns, Budget: f.budget})
+			Rounds: f.rounds, MaxTurns: f.maxTurns, Budget: f.budget, Keep: s})
 	}
 	outc := plan.Drive(ctx, rt, workflow.Options{RunDir: g.runDir, Sink: sink, Locked: true}, flow)
 	if startOver.Load() {
@@ -268,7 +285,7 @@ func wakeExit(ctx context.Context, o workflow.Outcome, cost float64, out io.Writ
 	case o.Err != nil:
 		return &exitError{code: exitFailed, err: fmt.Errorf("%v (run flower again here to retry)", o.Err)}
 	}
-	fmt.Fprintf(out, "\n✗ verdict failed after the last round · run %s · $%.4f\n%s\n", o.Run, cost, o.Verdict)
+	fmt.Fprintf(out, "\n✗ verdict failed after the last round · run %s · $%.4f\n%s\n", o.Run, cost, term.Clean(o.Verdict))
 	return &exitError{code: exitFailed, err: fmt.Errorf(`the judge did not pass the work: run flower again to keep working, or flower "what to change"`)}
 }
 

@@ -340,7 +340,7 @@ func startFlower(t *testing.T, dir string, env []string, pipeStdin bool, args ..
 	p := &proc{t: t, stdout: newWatched(), stderr: newWatched(), done: make(chan struct{})}
 	p.cmd = exec.Command(flowerBin, args...)
 	p.cmd.Dir = dir
-	p.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}, env...)
+	p.cmd.Env = append(baseEnv(dir), env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	p.cmd.WaitDelay = 10 * time.Second
 	if pipeStdin {

@@ -49,7 +49,7 @@ func benchWorkers(b *testing.B, bin string, workers int) time.Duration {
 	})
 	defer srv.Close()
 	dir := b.TempDir()
-	env := append(os.Environ(), "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=test", storeEnv+"="+url, "HOME="+dir)
+	env := append(os.Environ(), "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=test", storeEnv+"="+url, "HOME="+dir, "XDG_STATE_HOME="+stateRoot)
 	command := func(args ...string) *exec.Cmd {
 		c := exec.Command(bin, args...)
 		c.Dir, c.Env = dir, env

@@ -45,6 +45,7 @@ const (
 
 // Render prints one event; kinds it does not show are skipped.
 func (r *Renderer) Render(e event.Event) {
+	e = cleanEvent(e) // untrusted text prints as text; our colours come after
 	line, style := r.format(e)
 	if line == "" {
 		return

@@ -61,8 +61,12 @@ func URL(l net.Listener, token string) string {
 // request and WebSocket (their contexts derive from ctx) and waits for
 // their handlers to return. It returns early with the listener's error.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
+	lim := s.opts.Limits.withDefaults()
+	elog, logger := newErrorLog(s.opts.Log)
+	defer elog.summary()
+	l = limitConns(l, lim.MaxConns)
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: lim.HeaderTimeout, IdleTimeout: lim.IdleTimeout,
+		ErrorLog: logger, BaseContext: func(net.Listener) context.Context { return ctx }}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(l) }()
 	select {

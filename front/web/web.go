@@ -45,6 +45,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -84,6 +85,10 @@ type Options struct {
 	Oracle func(ctx context.Context, question string) (string, error)
 	// Now is the clock for waited_s; nil is time.Now.
 	Now func() time.Time
+	// Limits bound what clients may hold open (zero: the defaults).
+	Limits Limits
+	// Log receives the server's own errors; nil is standard error.
+	Log io.Writer
 }
 
 // Server serves the API, the WebSocket and the page.
@@ -108,6 +113,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Log == nil {
+		opts.Log = os.Stderr
 	}
 	s := &Server{opts: opts, hash: sha256.Sum256([]byte(opts.Token)), mux: http.NewServeMux()}
 	s.page, s.csp = page()

@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/flower-run/flower/model"
@@ -191,8 +192,38 @@ func retryAfter(h http.Header, now time.Time) time.Duration { return model.Retry
 // params translates a request. Two cache breakpoints mark the prompt
 // prefix: the system prompt (with the tools before it) is shared by every
 // call of a session, and the last message block makes the next call read
-// the whole conversation so far from the cache.
+// the whole conversation so far from the cache. The body is the kept JSON
+// of the messages (wire.go), set on the params as their raw JSON.
 func (p *Provider) params(req *model.Request) (sdk.MessageNewParams, error) {
+	params := p.head(req)
+	var err error
+	encode := func(c *converted) {
+		var msgs [][]byte
+		var tools, raw []byte
+		if msgs, tools, err = c.encode(req.Messages, req.Tools, req.System == ""); err == nil {
+			raw, err = body(params, msgs, tools)
+		}
+		if err == nil {
+			param.SetJSON(raw, &params)
+		}
+	}
+	if req.Memo == nil {
+		encode(&converted{})
+		return params, err
+	}
+	req.Memo.Do(func(v *any) {
+		c, ok := (*v).(*converted)
+		if !ok {
+			c = &converted{}
+			*v = c
+		}
+		encode(c)
+	})
+	return params, err
+}
+
+// head is the request's params but its messages and tools.
+func (p *Provider) head(req *model.Request) sdk.MessageNewParams {
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = p.cfg.MaxTokens
@@ -207,15 +238,7 @@ func (p *Provider) params(req *model.Request) (sdk.MessageNewParams, error) {
 	case p.cfg.ThinkingBudget == ThinkingAdaptive:
 		params.Thinking = sdk.ThinkingConfigParamUnion{OfAdaptive: &sdk.ThinkingConfigAdaptiveParam{}}
 	}
-	var err error
-	if params.Tools, err = tools(req.Tools, req.System == ""); err != nil {
-		return params, err
-	}
-	if params.Messages, err = messages(req.Messages); err != nil {
-		return params, err
-	}
-	markLast(params.Messages)
-	return params, nil
+	return params
 }
 
 // tools translates tool definitions; markLast puts the prefix breakpoint
@@ -267,26 +290,22 @@ func inputSchema(raw json.RawMessage) (sdk.ToolInputSchemaParam, error) {
 	return s, nil
 }
 
-func messages(msgs []model.Message) ([]sdk.MessageParam, error) {
-	out := make([]sdk.MessageParam, 0, len(msgs))
-	for i, m := range msgs {
-		var blocks []sdk.ContentBlockParamUnion
-		for _, b := range m.Content {
-			c, ok, err := contentBlock(b)
-			if err != nil {
-				return nil, fmt.Errorf("anthropic: message %d: %w", i, err)
-			}
-			if ok {
-				blocks = append(blocks, c)
-			}
+// message translates the i-th message of a request.
+func message(i int, m model.Message) (sdk.MessageParam, error) {
+	var blocks []sdk.ContentBlockParamUnion
+	for _, b := range m.Content {
+		c, ok, err := contentBlock(b)
+		if err != nil {
+			return sdk.MessageParam{}, fmt.Errorf("anthropic: message %d: %w", i, err)
 		}
-		if m.Role == model.Assistant {
-			out = append(out, sdk.NewAssistantMessage(blocks...))
-		} else {
-			out = append(out, sdk.NewUserMessage(blocks...))
+		if ok {
+			blocks = append(blocks, c)
 		}
 	}
-	return out, nil
+	if m.Role == model.Assistant {
+		return sdk.NewAssistantMessage(blocks...), nil
+	}
+	return sdk.NewUserMessage(blocks...), nil
 }
 
 // contentBlock translates one block; ok is false for a block the API

@@ -133,6 +133,10 @@ func (x *anthExchange) answer(req *Request, t Turn) {
 	if f.Delay > 0 && !anthWait(x.r.Context(), f.Delay) {
 		return // the client went away
 	}
+	if f.Stall {
+		<-x.r.Context().Done() // the client's timeout ends it
+		return
+	}
 	if f.Status != 0 {
 		x.fail(f.Status, f.Type, f.Message, f.RetryAfter)
 		return
@@ -196,6 +200,10 @@ func (x *anthExchange) stream(a *anthAnswer, f *Fault) {
 	sse.send("message_start", map[string]any{"type": "message_start", "message": a.message(false)})
 	if f.CutAfterStart {
 		anthAbort()
+	}
+	if f.StallAfterStart {
+		<-x.r.Context().Done()
+		return
 	}
 	sse.send("ping", map[string]any{"type": "ping"})
 	if f.StreamError {

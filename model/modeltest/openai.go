@@ -75,6 +75,10 @@ func oaiAnswer(w http.ResponseWriter, r *http.Request, req *Request, opts oaiOpt
 	if f != nil && f.Delay > 0 && !oaiWait(r, f.Delay) {
 		return // the client gave up; nobody is left to answer
 	}
+	if f != nil && f.Stall {
+		<-r.Context().Done() // the client's timeout ends it
+		return
+	}
 	if f != nil && f.Status != 0 {
 		oaiWriteFault(w, f)
 		return
@@ -83,7 +87,7 @@ func oaiAnswer(w http.ResponseWriter, r *http.Request, req *Request, opts oaiOpt
 		oaiWriteCompletion(w, req, turn)
 		return
 	}
-	oaiStream(w, req, opts, turn)
+	oaiStream(w, r.Context().Done(), req, opts, turn)
 }
 
 // oaiWait waits d or until the request is cancelled, reporting whether the
@@ -419,8 +423,9 @@ func oaiCut(w http.ResponseWriter, body any) {
 // oaiSSE writes data-only SSE frames, flushing each so the client sees
 // them as they are sent.
 type oaiSSE struct {
-	w  http.ResponseWriter
-	rc *http.ResponseController
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	done <-chan struct{} // the request's context ends: the client left
 }
 
 func (e *oaiSSE) frame(data []byte) {
@@ -468,11 +473,11 @@ func (c oaiChunker) delta(d map[string]any, finish *string) oaiChunk {
 	}
 }
 
-func oaiStream(w http.ResponseWriter, req *Request, opts oaiOptions, turn Turn) {
+func oaiStream(w http.ResponseWriter, done <-chan struct{}, req *Request, opts oaiOptions, turn Turn) {
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	e := &oaiSSE{w: w, rc: http.NewResponseController(w)}
+	e := &oaiSSE{w: w, rc: http.NewResponseController(w), done: done}
 	c := oaiChunker{p: oaiResolve(req, turn), created: time.Now().Unix()}
 	if opts.includeUsage {
 		c.usage = json.RawMessage("null")
@@ -504,6 +509,9 @@ func oaiStreamFault(e *oaiSSE, f *Fault) bool {
 		return false
 	case f.CutAfterStart:
 		panic(http.ErrAbortHandler) // drop the connection mid-stream
+	case f.StallAfterStart:
+		<-e.done
+		return true
 	case f.StreamError:
 		typ, msg := "server_error", "The server had an error while processing your request. Sorry about that!"
 		if f.Type != "" {

@@ -52,6 +52,12 @@ type Fault struct {
 	StreamError bool
 	// Delay waits this long (or until the request is cancelled) before answering.
 	Delay time.Duration
+	// Stall accepts the request and never answers: no status, no byte,
+	// until the client gives up (a hung peer; issue 10).
+	Stall bool
+	// StallAfterStart sends the first stream frame, then nothing more
+	// until the client gives up (a stream that stops mid-answer).
+	StallAfterStart bool
 }
 
 // Request is one request the server received, with its messages parsed into

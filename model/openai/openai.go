@@ -228,20 +228,29 @@ func retryAfter(h http.Header, now time.Time) time.Duration { return model.Retry
 func (p *Provider) params(req *model.Request) (sdk.ChatCompletionNewParams, error) {
 	params := sdk.ChatCompletionNewParams{
 		Model:         req.Model,
-		Messages:      messages(req),
 		StreamOptions: sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)},
 	}
 	if n := cmp.Or(req.MaxTokens, p.maxTokens); n > 0 {
 		params.MaxCompletionTokens = sdk.Int(int64(n))
 	}
-	for _, t := range req.Tools {
-		tool, err := functionTool(t)
-		if err != nil {
-			return params, err
-		}
-		params.Tools = append(params.Tools, tool)
+	var err error
+	convert := func(c *converted) {
+		params.Messages = c.messages(req)
+		params.Tools, err = c.toolParams(req.Tools)
 	}
-	return params, nil
+	if req.Memo == nil {
+		convert(&converted{})
+		return params, err
+	}
+	req.Memo.Do(func(v *any) {
+		c, ok := (*v).(*converted)
+		if !ok {
+			c = &converted{}
+			*v = c
+		}
+		convert(c)
+	})
+	return params, err
 }
 
 func functionTool(t model.ToolDef) (sdk.ChatCompletionToolUnionParam, error) {
@@ -257,21 +266,6 @@ func functionTool(t model.ToolDef) (sdk.ChatCompletionToolUnionParam, error) {
 		def.Description = sdk.String(t.Description)
 	}
 	return sdk.ChatCompletionFunctionTool(def), nil
-}
-
-func messages(req *model.Request) []sdk.ChatCompletionMessageParamUnion {
-	var out []sdk.ChatCompletionMessageParamUnion
-	if req.System != "" {
-		out = append(out, sdk.SystemMessage(req.System))
-	}
-	for _, m := range req.Messages {
-		if m.Role == model.Assistant {
-			out = appendAssistant(out, m)
-		} else {
-			out = appendUser(out, m)
-		}
-	}
-	return out
 }
 
 // appendUser splits a user message: each tool result becomes a tool

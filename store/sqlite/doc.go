@@ -113,6 +113,23 @@
 // 2006-01-02T15:04:05.000000000Z in UTC so that text order is time order.
 // To read whole entries, `flower show --raw SESSION` prints each as JSON.
 //
+// # Commits per turn (issue 12)
+//
+// Every Commit is one fsync of the WAL. The agent loop (package agent,
+// "Group commit") makes a tool turn cost one commit for the model's
+// response with the intents of its effects, plus one per effect's result;
+// the results of pure and world calls ride with the next commit, at the
+// latest the next response's. The last result's fsync is not overlapped
+// with the next request in a goroutine: it is not made at all, which is
+// cheaper, and the crash argument is the same one: the model may be asked
+// over results that are not durable yet, but its response commits in one
+// transaction with them, so a durable response never rests on results the
+// store lacks. A crash during that model call leaves the pure calls
+// without a result and without an intent: resume plans them as pending
+// (never ambiguous), runs them again (R5.2: safe to re-run) and repeats the
+// request, exactly as after a crash before any commit of theirs. An
+// effect's result is never held: a completed effect must not be run again.
+//
 // # Run state
 //
 // Commit writes a store.Batch in one transaction, in the order Archive,

@@ -134,6 +134,9 @@ func WakeState(workspace string, s store.Store) State {
 // the store starts a new thread (see workflow.Archive).
 func Archive(ctx context.Context, s store.Store, runDir, ws string, now time.Time) (into string, err error) {
 	into = filepath.Join(ws, ArchiveDir, now.Format("20060102-150405"))
+	if err := forgetNotes(ctx, s, ws); err != nil {
+		return "", err
+	}
 	err = workflow.Archive(ctx, s, runDir, ws, into, now, filepath.Join(ws, BriefPath), filepath.Join(ws, GoalsPath))
 	return into, err
 }

@@ -5,6 +5,7 @@
 package starter
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,6 +31,10 @@ type Options struct {
 	Rounds   int
 	MaxTurns int
 	Budget   float64
+	// Keep, when set, keeps the brief and the goals in this store and
+	// writes back the ones the agent deleted, as each step starts
+	// (SyncNotes).
+	Keep store.Store
 }
 
 // Least privilege: each step is offered only the tools it needs (R3.15).
@@ -50,7 +55,12 @@ func New(o Options) *workflow.Workflow {
 		return agent.Spec{Name: name, Instructions: instructions, Tools: tools, Model: o.Model,
 			MaxTurns: o.MaxTurns, MaxBudget: o.Budget}
 	}
-	brief := func() Brief { return ParseBrief(readNote(o.Workspace, BriefPath)) }
+	sync := func() { SyncNotes(context.Background(), o.Keep, o.Workspace) } // best effort: the notes are an extra
+	brief := func() Brief { sync(); return ParseBrief(readNote(o.Workspace, BriefPath)) }
+	notes := func(rels ...string) func() string {
+		read := notes(o.Workspace, rels...)
+		return func() string { sync(); return read() }
+	}
 	resume, crash := "The brief at "+BriefPath+" is missing or incomplete. Finish the clarification and write it with its four sections.", ClarifyCrashPrompt
 	if o.Said != "" {
 		// A clarification that goes on must not drop what the person typed
@@ -66,12 +76,12 @@ func New(o Options) *workflow.Workflow {
 			Frozen:       func() bool { return brief().Complete() }},
 		workflow.Step{Name: "goals", Spec: spec("goals", goalsInstructions, GoalsTools),
 			Prompt:       "Derive " + GoalsPath + " from the brief at " + BriefPath + ".",
-			Context:      notes(o.Workspace, BriefPath),
+			Context:      notes(BriefPath),
 			ResumePrompt: goalsResume(o.Phrase),
-			Frozen:       func() bool { return o.Phrase == "" && CountChecks(readNote(o.Workspace, GoalsPath)) > 0 }},
+			Frozen:       func() bool { sync(); return o.Phrase == "" && CountChecks(readNote(o.Workspace, GoalsPath)) > 0 }},
 		workflow.Step{Name: "work", Spec: spec("work", workInstructions, WorkTools),
 			Prompt:       "Do the work. The brief is " + BriefPath + " and the checks you will be judged on are in " + GoalsPath + ".",
-			Context:      notes(o.Workspace, BriefPath, GoalsPath),
+			Context:      notes(BriefPath, GoalsPath),
 			ResumePrompt: workResume(o.Phrase)},
 	)
 	if o.Phrase != "" {
@@ -80,7 +90,7 @@ func New(o Options) *workflow.Workflow {
 		w.Begin = func(run store.Run) error { return AddOnWake(o.Workspace, o.Phrase, run.Created) }
 	}
 	w.Judge = &workflow.Judge{Spec: spec("judge", judgeInstructions, JudgeTools), Work: "work", Rounds: o.Rounds,
-		Context: notes(o.Workspace, BriefPath, GoalsPath),
+		Context: notes(BriefPath, GoalsPath),
 		Prompt: "Judge the work in this directory against every check in " + GoalsPath + " (the brief is " + BriefPath + "). " +
 			"Verify each check yourself, then call verdict."}
 	return w

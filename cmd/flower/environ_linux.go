@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// hideEnviron blanks the values of the named variables in this process's
+// original environment block, the memory /proc/<pid>/environ reads: a
+// tool process that reads flower's environment there (cat
+// /proc/$PPID/environ, as root even) no longer finds the keys, and so
+// cannot use them, not even within one command whose output is scrubbed
+// (issue 10). Go copied the environment at start, so os.Getenv and the
+// environment of children are unaffected. Best effort: a kernel that
+// refuses writes to /proc/self/mem leaves the block as it is, and the
+// scrubbing of tool results still holds.
+func hideEnviron(names []string) error {
+	start, end, err := environBounds()
+	if err != nil {
+		return err
+	}
+	mem, err := os.OpenFile("/proc/self/mem", os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("hide environ: %w", err)
+	}
+	defer mem.Close()
+	block := make([]byte, end-start)
+	if _, err := mem.ReadAt(block, start); err != nil {
+		return fmt.Errorf("hide environ: %w", err)
+	}
+	changed := false
+	off := 0
+	for _, kv := range bytes.Split(block, []byte{0}) {
+		name, _, ok := bytes.Cut(kv, []byte{'='})
+		if ok && isOneOf(string(name), names) {
+			for i := off + len(name) + 1; i < off+len(kv); i++ {
+				block[i] = 0
+			}
+			changed = true
+		}
+		off += len(kv) + 1
+	}
+	if !changed {
+		return nil
+	}
+	if _, err := mem.WriteAt(block, start); err != nil {
+		return fmt.Errorf("hide environ: %w", err)
+	}
+	return nil
+}
+
+// environBounds are env_start and env_end of /proc/self/stat (fields 50
+// and 51, counted after the command name, which may hold spaces).
+func environBounds() (start, end int64, err error) {
+	data, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0, 0, fmt.Errorf("hide environ: %w", err)
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, 0, fmt.Errorf("hide environ: unreadable /proc/self/stat")
+	}
+	f := strings.Fields(string(data[i+1:])) // f[0] is field 3
+	if len(f) < 49 {
+		return 0, 0, fmt.Errorf("hide environ: /proc/self/stat has no env_start (kernel before 3.5)")
+	}
+	start, err1 := strconv.ParseInt(f[47], 10, 64)
+	end, err2 := strconv.ParseInt(f[48], 10, 64)
+	if err1 != nil || err2 != nil || end <= start {
+		return 0, 0, fmt.Errorf("hide environ: bad env_start/env_end in /proc/self/stat")
+	}
+	return start, end, nil
+}
+
+func isOneOf(name string, names []string) bool {
+	for _, n := range names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
