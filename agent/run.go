@@ -64,6 +64,7 @@ func (r *Runtime) Run(ctx context.Context, spec Spec, prompt string, opts RunOpt
 	res.End = r.now()
 	if opts.subPath == "" { // a subagent's cost is counted in its parent's
 		r.addCost(res.Cost)
+		r.shells.StopAll() // the step ended: its background shells end (R9.4)
 	}
 	if s != nil {
 		s.emit(event.Event{Kind: event.Result, Text: res.Text, Payload: resultPayload(res)})
@@ -156,6 +157,7 @@ func (s *session) loop(ctx context.Context) error {
 // reports an interrupt with a message: the loop goes on with it.
 func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, err error) {
 	turn, done := s.rt.beginTurn(ctx, s.top)
+	s.refreshTools(turn)
 	resp, err = s.call(turn)
 	cut := err != nil // the call failed, as an interrupt makes it
 	if err == nil {
@@ -216,9 +218,10 @@ func (s *session) commit(ctx context.Context, resp *model.Response) error {
 	entries := []store.Entry{{Kind: store.KindAssistant, Message: &msg, Model: resp.Model,
 		StopReason: resp.StopReason, Usage: &resp.Usage, Cost: cost}}
 	for _, u := range msg.ToolUses() {
-		if s.isEffect(u.Name) {
+		if s.isEffect(u.Name) && s.permitted(u) {
 			entries = append(entries, store.Entry{Kind: store.KindOpStarted,
 				Op: &store.Op{ID: u.ID, Tool: u.Name, Input: u.Input, Class: "effect"}})
+			s.intents[u.ID] = true
 		}
 	}
 	if err := s.append(ctx, entries...); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/permission"
 	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
@@ -46,9 +47,19 @@ type Options struct {
 	// subagent inherits) and tool; the zero value retries, at most twice in
 	// all (R5.7). cmd/flower reads them from flower.yaml (package config).
 	Policies resume.Policies
+	// Permissions decide, before a call's intent is recorded, whether it
+	// may run (R9.3); nil allows every call. Subagents share their
+	// runtime's rules.
+	Permissions *permission.Rules
+	// Asker asks the person about a call an ask rule matched; nil means
+	// no one can answer, so such calls are denied with a note.
+	Asker PermissionAsker
 	// Secrets are scrubbed from every tool result before it is stored,
 	// emitted or sent to the model (issue 10); nil scrubs nothing.
 	Secrets *tool.Secrets
+	// Sources offer tools known only once they start (MCP servers); their
+	// tools join the registry at every model call (refreshTools).
+	Sources []tool.Source
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -64,6 +75,13 @@ type Runtime struct {
 	handoffAt float64
 	policies  resume.Policies
 	secrets   *tool.Secrets
+	sources   []tool.Source
+	shells    *tool.Shells // Bash's background commands; stopped when a top-level run ends
+	perms     *permission.Rules
+	asker     PermissionAsker
+
+	grantMu sync.Mutex      // guards grants
+	grants  map[string]bool // ask rules the person allowed for this run
 
 	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
 	total      float64
@@ -88,7 +106,8 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
-		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, secrets: opts.Secrets, interrupt: make(chan string, 1)}
+		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, secrets: opts.Secrets, sources: opts.Sources, interrupt: make(chan string, 1),
+		perms: opts.Permissions, asker: opts.Asker}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -119,6 +138,10 @@ func (r *Runtime) registry(opts Options) tool.Registry {
 		env = *opts.ToolEnv
 		env.Workspace = r.workspace
 	}
+	if env.Shells == nil {
+		env.Shells = tool.NewShells()
+	}
+	r.shells = env.Shells
 	tools := append(tool.Builtins(env), &taskTool{rt: r})
 	return tool.NewRegistry(append(tools, opts.Tools...)...)
 }

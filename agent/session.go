@@ -9,6 +9,7 @@ import (
 	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/tool"
 	"github.com/flower-run/flower/view"
 )
 
@@ -24,6 +25,7 @@ type session struct {
 	info    model.Info
 	res     *Result
 	allowed map[string]bool // nil: every tool allowed
+	reg     tool.Registry   // the tools this session sees now (refreshTools)
 	step    string          // the top-level Spec.Name: resume policies are the step's
 	top     bool            // a top-level run: it takes interrupts
 	warned  bool            // the handoff "approaching" event was sent
@@ -31,6 +33,8 @@ type session struct {
 	// held are results of calls without an intent, not yet durable: the
 	// next commit carries them (see runTools).
 	held []store.Entry
+	// intents are the calls whose intent the response's commit recorded.
+	intents map[string]bool
 	// meta is a new session's metadata until it commits with the
 	// session's first entries.
 	meta *store.Meta
@@ -41,7 +45,8 @@ type session struct {
 
 // open loads the session to continue, forks it, or starts a new one.
 func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Result) (*session, error) {
-	s := &session{rt: r, spec: spec, opts: opts, res: res, step: opts.step, top: opts.subPath == ""}
+	s := &session{rt: r, spec: spec, opts: opts, res: res, step: opts.step, top: opts.subPath == "",
+		intents: map[string]bool{}}
 	if s.step == "" {
 		s.step = spec.Name
 	}
@@ -52,6 +57,7 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 			s.allowed[n] = true
 		}
 	}
+	s.refreshTools(ctx) // before a crash's pending calls look their tools up
 	s.id = opts.Resume
 	if s.id == "" {
 		s.id = r.newID()

@@ -91,7 +91,7 @@ func (t *taskTool) prompt(ctx context.Context, parent *session, sub, task string
 func childTools(parent *session) []string {
 	names := parent.spec.Tools
 	if names == nil {
-		names = parent.rt.tools.Names()
+		names = parent.reg.Names()
 	}
 	var out []string
 	for _, n := range names {

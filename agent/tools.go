@@ -68,7 +68,7 @@ func (s *session) answer(ctx context.Context, calls []resume.Call) error {
 // unless its tool keeps its results (tool.Keeper: a person's answer).
 func (s *session) record(ctx context.Context, name string, op store.Op) error {
 	e := store.Entry{Kind: store.KindResult, Op: &op}
-	if t, ok := s.rt.tools[name]; !s.isEffect(name) && !(ok && tool.Keeps(t)) {
+	if t, ok := s.reg[name]; !s.isEffect(name) && !(ok && tool.Keeps(t)) {
 		s.hold(e)
 		return nil
 	}
@@ -104,6 +104,7 @@ const exhaustedText = "[flower] This %s call (%s) was started %d times and never
 func (s *session) resolve(ctx context.Context, c resume.Call) (store.Op, error) {
 	u := c.Use
 	policy := s.rt.policies.For(s.step, u.Name)
+	c.Idempotent = s.idempotent(u.Name)
 	action := resume.Decide(c, policy)
 	if action != resume.RunCall {
 		s.emit(event.Event{Kind: event.Retry, Tool: u.Name,
@@ -116,8 +117,12 @@ func (s *session) resolve(ctx context.Context, c resume.Call) (store.Op, error) 
 	case resume.SkipCall:
 		return store.Op{ID: u.ID, Tool: u.Name, Content: skippedText}, nil
 	case resume.GiveUp:
+		limit := resume.MaxRuns
+		if c.Idempotent {
+			limit = resume.MaxIdempotentRuns
+		}
 		return store.Op{ID: u.ID, Tool: u.Name, IsError: true,
-			Content: fmt.Sprintf(exhaustedText, u.Name, u.ID, c.Runs, resume.MaxRuns)}, nil
+			Content: fmt.Sprintf(exhaustedText, u.Name, u.ID, c.Runs, limit)}, nil
 	case resume.DiscardRun:
 		return store.Op{}, fmt.Errorf("%w: %s call %s was cut by a crash and the resume policy of step %q is discard",
 			ErrDiscarded, u.Name, u.ID, s.step)
@@ -127,7 +132,7 @@ func (s *session) resolve(ctx context.Context, c resume.Call) (store.Op, error) 
 			return store.Op{}, err
 		}
 	}
-	return s.runTool(ctx, u)
+	return s.runTool(ctx, c)
 }
 
 // ErrDiscarded ends a run that the discard policy abandoned. A tool whose
@@ -141,20 +146,31 @@ var ErrDiscarded = errors.New("discarded")
 const truncatedText = "Not run: your response hit the output token limit, so this call's input was cut off. Make the call again with a smaller input (split a large file into several Write/Edit calls)."
 
 // runTool executes one call. Every failure is a result the model sees,
-// except a discard, which ends the run.
-func (s *session) runTool(ctx context.Context, u *model.ToolUse) (op store.Op, err error) {
+// except a discard, which ends the run. The permission rules are applied
+// first; an allowed effect whose intent is not durable yet (it needed a
+// yes) gets it before it runs.
+func (s *session) runTool(ctx context.Context, c resume.Call) (op store.Op, err error) {
+	u := c.Use
 	op = store.Op{ID: u.ID, Tool: u.Name}
-	t, ok := s.rt.tools[u.Name]
+	t, ok := s.reg[u.Name]
 	switch {
-	case s.allowed != nil && !s.allowed[u.Name]:
+	case !s.allows(u.Name):
 		op.Content, op.IsError, op.Denied = fmt.Sprintf("Permission denied: the %s tool is not allowed for this agent. Allowed tools: %v.", u.Name, s.spec.Tools), true, true
 		return op, nil
 	case !ok:
-		op.Content, op.IsError = fmt.Sprintf("No tool named %q exists. Available tools: %v.", u.Name, s.rt.tools.Names()), true
+		op.Content, op.IsError = fmt.Sprintf("No tool named %q exists. Available tools: %v.", u.Name, s.reg.Names()), true
 		return op, nil
 	case ctx.Err() != nil:
 		op.Content, op.IsError, op.Cut = cutText, true, true
 		return op, nil
+	}
+	if denied, ok := s.permit(ctx, u); !ok {
+		return denied, nil
+	}
+	if s.isEffect(u.Name) && c.Runs == 0 && !s.intended(u) {
+		if err := s.intend(ctx, u); err != nil {
+			return op, err
+		}
 	}
 	op.Class = t.Class().String()
 	res, err := safeRun(withCall(ctx, callInfo{id: u.ID, s: s}), t, u)
@@ -184,18 +200,18 @@ func safeRun(ctx context.Context, t tool.Tool, u *model.ToolUse) (res tool.Resul
 }
 
 func (s *session) isEffect(name string) bool {
-	t, ok := s.rt.tools[name]
-	return ok && (s.allowed == nil || s.allowed[name]) && t.Class() == tool.Effect
+	t, ok := s.reg[name]
+	return ok && s.allows(name) && t.Class() == tool.Effect
 }
 
 // toolDefs offers the model only the tools it is allowed (least privilege).
 func (s *session) toolDefs() []model.ToolDef {
 	var defs []model.ToolDef
-	for _, name := range s.rt.tools.Names() {
-		if s.allowed != nil && !s.allowed[name] {
+	for _, name := range s.reg.Names() {
+		if !s.allows(name) {
 			continue
 		}
-		t := s.rt.tools[name]
+		t := s.reg[name]
 		defs = append(defs, model.ToolDef{Name: name, Description: t.Description(), Schema: t.Schema()})
 	}
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })

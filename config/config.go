@@ -35,10 +35,13 @@ const FileName = "flower.yaml"
 // Config is the content of flower.yaml.
 type Config struct {
 	Resume Resume `yaml:"resume"`
-	// Issue 10's keys, in contain.go.
-	Sandbox Sandbox               `yaml:"sandbox"`
-	Models  map[string]ModelPrice `yaml:"models"`
-	Model   ModelSettings         `yaml:"model"`
+	// Issue 10's keys: sandbox in sandbox.go (secrets in contain.go),
+	// permissions in permissions.go, models and model in contain.go.
+	Sandbox     Sandbox               `yaml:"sandbox"`
+	Permissions Permissions           `yaml:"permissions"`
+	Models      map[string]ModelPrice `yaml:"models"`
+	Model       ModelSettings         `yaml:"model"`
+	MCP         MCP                   `yaml:"mcp"` // config/mcp.go
 }
 
 // Resume holds the policies for ambiguous ops, from the most specific

@@ -17,11 +17,8 @@ import (
 //	  idle_timeout: 2m        # a model stream silent this long is cut and retried
 //	  first_byte_timeout: 10m # a model call with no answer this long is cut and retried
 
-// Sandbox is what tool processes may reach. Secrets names environment
-// variables whose values flower scrubs from everything it writes or sends.
-type Sandbox struct {
-	Secrets []string `yaml:"secrets"`
-}
+// Sandbox.Secrets (sandbox.go) names environment variables whose values
+// flower scrubs from everything it writes or sends.
 
 // ModelPrice is what flower.yaml says of a model flower's price table
 // lacks (an openai/NAME, a local model): its prices in USD per million

@@ -21,6 +21,7 @@ import (
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/permission"
 	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/tool"
@@ -54,6 +55,9 @@ type Options struct {
 	// Notes is the workbench notes directory; default
 	// <Workspace>/.flower/notes.
 	Notes string
+	// Permissions are the run's rules: a deny on Read covers the oracle's
+	// reads too (R9.3). Nil allows every read.
+	Permissions *permission.Rules
 	// Secrets are scrubbed from what its tools return (issue 10).
 	Secrets *tool.Secrets
 }
@@ -144,7 +148,7 @@ func (o *Oracle) open() error {
 	}
 	// The run dir is out of its tools' reach, as it is of the run's.
 	rt, err := agent.New(agent.Options{Workspace: o.opts.Workspace, Provider: o.opts.Provider,
-		Store: s, Retry: o.opts.Retry, Secrets: o.opts.Secrets,
+		Store: s, Retry: o.opts.Retry, Secrets: o.opts.Secrets, Permissions: o.opts.Permissions,
 		ToolEnv: &tool.Env{Workspace: o.opts.Workspace, Forbidden: []string{o.opts.RunDir}}})
 	if err != nil {
 		s.Close()

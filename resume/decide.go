@@ -19,21 +19,33 @@ const (
 	DiscardRun Action = "discard"
 )
 
+// MaxIdempotentRuns bounds the executions of an ambiguous idempotent call.
+// A repeat of it is not a duplicate effect, so it is not held to MaxRuns;
+// the bound only stops a call that itself kills flower from looping.
+const MaxIdempotentRuns = 4
+
 // Decide applies policy p to a pending call. Only an ambiguous call is
 // subject to the policy; under Retry it runs again while its runs stay
 // within MaxRuns, across any number of crashes and in-process retries,
-// since the count is in the store.
+// since the count is in the store. An idempotent call runs again under
+// Retry and Skip alike (a repeat changes nothing, so skipping would only
+// lose its result), within MaxIdempotentRuns; Discard still abandons the
+// run, since a step marked discard must not go on past an unknown outcome.
 func Decide(c Call, p Policy) Action {
 	if !c.Ambiguous() {
 		return RunCall
 	}
-	switch p.Effective() {
-	case Skip:
-		return SkipCall
-	case Discard:
+	eff := p.Effective()
+	switch {
+	case eff == Discard:
 		return DiscardRun
-	}
-	if c.Runs >= MaxRuns {
+	case c.Idempotent && c.Runs >= MaxIdempotentRuns:
+		return GiveUp
+	case c.Idempotent:
+		return RetryCall
+	case eff == Skip:
+		return SkipCall
+	case c.Runs >= MaxRuns:
 		return GiveUp
 	}
 	return RetryCall

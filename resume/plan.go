@@ -55,6 +55,10 @@ type Call struct {
 	// for the intent, one per op_attempt. Zero means the call never started
 	// (a pure call, or a response cut before its tools ran): safe to run.
 	Runs int
+	// Idempotent is set by the loop, not by the plan: the call's tool says
+	// a repeat has no further effect (tool.Idempotent), so Decide runs it
+	// again where a policy would skip it.
+	Idempotent bool
 }
 
 // Ambiguous reports whether the call may have taken effect: its intent is

@@ -186,6 +186,27 @@ func TestDecide(t *testing.T) { // R5.4, R5.7
 	}
 }
 
+func TestDecideIdempotent(t *testing.T) { // an idempotentHint MCP call (issue 13)
+	tests := []struct {
+		runs   int
+		policy Policy
+		want   Action
+	}{
+		{0, Skip, RunCall},
+		{1, Retry, RetryCall},
+		{2, Retry, RetryCall}, // a repeat is not a duplicate: past MaxRuns
+		{1, Skip, RetryCall},  // skipping would only lose the result
+		{MaxIdempotentRuns - 1, Skip, RetryCall},
+		{MaxIdempotentRuns, Retry, GiveUp}, // still no loop on a call that kills flower
+		{1, Discard, DiscardRun},
+	}
+	for _, tt := range tests {
+		if got := Decide(Call{Runs: tt.runs, Idempotent: true}, tt.policy); got != tt.want {
+			t.Errorf("Decide(idempotent, runs %d, %q) = %q, want %q", tt.runs, tt.policy, got, tt.want)
+		}
+	}
+}
+
 func TestPoliciesFor(t *testing.T) {
 	ps := Policies{
 		Default:     Skip,

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/flower-run/flower/sandbox"
 )
 
 // SecretEnv names environment variables Bash removes before running a
@@ -46,10 +48,19 @@ func (t *Bash) Description() string {
 - A non-zero exit status makes the result an error carrying the exit code and the output.
 - Output over %d bytes is cut in the middle, keeping the beginning and the end.
 - Stdin is empty, so interactive programs (editors, pagers, prompts) cannot work: pass flags such as -y, use git --no-pager.
-- Processes still running in the background when the command returns are killed; Bash cannot start servers that outlive the call.
+- Processes still running when the command returns are killed, setsid ones too. To keep a server or a long build running, set run_in_background: the call returns at once with a shell id; read its output with BashOutput and stop it with KillShell. Background shells stop when this step ends.
 - Quote paths that contain spaces.
-- Prefer the dedicated tools: Read over cat, head and tail; Edit and Write over sed, awk or echo redirection; Glob over find and ls; Grep over grep and rg.`,
-		env.BashTimeout.Milliseconds(), env.BashMaxTimeout.Milliseconds(), env.OutputCap)
+- Prefer the dedicated tools: Read over cat, head and tail; Edit and Write over sed, awk or echo redirection; Glob over find and ls; Grep over grep and rg.%s`,
+		env.BashTimeout.Milliseconds(), env.BashMaxTimeout.Milliseconds(), env.OutputCap, sandboxLine(env.Sandbox))
+}
+
+// sandboxLine tells the model what the sandbox allows, so that it does not
+// take a refused write for a bug.
+func sandboxLine(sb *sandbox.Sandbox) string {
+	if s := sb.Summary(); s != "" {
+		return "\n- " + s
+	}
+	return ""
 }
 
 func (t *Bash) Schema() json.RawMessage {
@@ -58,15 +69,17 @@ func (t *Bash) Schema() json.RawMessage {
   "type": "object",
   "properties": {
     "command": {"type": "string", "description": "The shell command to run."},
-    "timeout": {"type": "integer", "minimum": 1, "maximum": %d, "description": "Timeout in milliseconds (default %d, at most %d)."}
+    "timeout": {"type": "integer", "minimum": 1, "maximum": %d, "description": "Timeout in milliseconds (default %d, at most %d)."},
+    "run_in_background": {"type": "boolean", "description": "Run the command in the background and return at once with a shell id (for servers and long builds)."}
   },
   "required": ["command"]
 }`, env.BashMaxTimeout.Milliseconds(), env.BashTimeout.Milliseconds(), env.BashMaxTimeout.Milliseconds()))
 }
 
 type bashInput struct {
-	Command string  `json:"command"`
-	Timeout flexInt `json:"timeout"`
+	Command    string  `json:"command"`
+	Timeout    flexInt `json:"timeout"`
+	Background bool    `json:"run_in_background"`
 }
 
 func (t *Bash) Run(ctx context.Context, input json.RawMessage) (Result, error) {
@@ -81,7 +94,25 @@ func (t *Bash) Run(ctx context.Context, input json.RawMessage) (Result, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return Errorf("Bash: command is empty"), nil
 	}
+	if in.Background {
+		return background(ctx, env, in.Command)
+	}
 	return runShell(ctx, env, in.Command, in.timeout(env))
+}
+
+// background starts command as a background shell named by the call's id.
+func background(ctx context.Context, env Env, command string) (Result, error) {
+	if env.Shells == nil {
+		return Errorf("Bash: run_in_background is not available here; run the command in the foreground."), nil
+	}
+	id := CallID(ctx)
+	if id == "" {
+		id = fmt.Sprintf("shell-%d", time.Now().UnixNano())
+	}
+	if err := env.Shells.start(env, id, command); err != nil {
+		return Errorf("Bash: start in the background: %v", err), nil
+	}
+	return Result{Content: fmt.Sprintf("Started in the background as shell %s. Read its output with BashOutput (bash_id %q) and stop it with KillShell (shell_id %q). It stops when this step ends, and when flower stops.", id, id, id)}, nil
 }
 
 // timeout is the asked-for timeout, clamped to the configured maximum
@@ -93,22 +124,21 @@ func (in bashInput) timeout(env Env) time.Duration {
 	return min(time.Duration(in.Timeout)*time.Millisecond, env.BashMaxTimeout)
 }
 
-// runShell runs command in its own process group and reports the outcome.
+// runShell runs command contained (see contain) and reports the outcome.
 func runShell(ctx context.Context, env Env, command string, timeout time.Duration) (Result, error) {
 	shell, err := findShell()
 	if err != nil {
 		return Errorf("Bash: %v", err), nil
 	}
+	sandbox.Probe() // once per process: not part of the command's time
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(tctx, shell, shellArgs(shell, command)...)
 	cmd.Dir = env.Workspace
 	cmd.Env = scrubEnv(os.Environ())
-	cmd.SysProcAttr = sysProcAttr()
-	cmd.Cancel = func() error { return killGroup(cmd.Process) }
 	cmd.WaitDelay = killGrace
 	out := newCapWriter(env.OutputCap)
-	waitErr, err := startAndWait(cmd, out)
+	waitErr, err := startAndWait(cmd, env.Sandbox, out)
 	if err != nil {
 		return Errorf("Bash: start %s: %v", shell, err), nil
 	}
@@ -137,33 +167,37 @@ func scrubEnv(environ []string) []string {
 	return out
 }
 
-// startAndWait runs cmd with its stdout and stderr on one pipe copied into
-// out. The pipe is ours rather than exec's so that Wait returns as soon as
-// the shell exits; then the group is killed, which closes the pipe held by
-// any background leftovers, and the output is drained.
+// containment is how a command's processes are kept and ended: started
+// runs after Start, end when the call is over (it kills what is left),
+// afterWait after Wait returned.
+type containment struct{ started, end, afterWait func() }
+
+// startAndWait runs cmd contained, with its stdout and stderr on one pipe
+// copied into out. The pipe is ours rather than exec's so that Wait
+// returns as soon as the command exits; then its leftovers are killed,
+// which closes the pipe they hold, and the output is drained.
 //
 // The OS thread stays locked from Start to the end of Wait: the kernel sends
 // the parent-death signal when the thread that forked the child exits, and
 // Go may otherwise retire that thread while the child still runs.
-func startAndWait(cmd *exec.Cmd, out io.Writer) (waitErr, startErr error) {
+func startAndWait(cmd *exec.Cmd, sb *sandbox.Sandbox, out io.Writer) (waitErr, startErr error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("output pipe: %w", err)
 	}
 	defer r.Close()
-	lifeR, lifeW, err := os.Pipe()
+	cmd.Stdout, cmd.Stderr = w, w
+	c, err := contain(cmd, sb)
 	if err != nil {
 		w.Close()
-		return nil, fmt.Errorf("lifeline pipe: %w", err)
+		return nil, err
 	}
-	defer lifeW.Close() // after the group is killed: closing it is the kill signal
-	cmd.Stdout, cmd.Stderr = w, w
-	attachLifeline(cmd, lifeR)
+	defer c.end()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	err = cmd.Start()
 	w.Close() // the child holds its own copies
-	lifeR.Close()
+	c.started()
 	if err != nil {
 		return nil, err
 	}
@@ -173,9 +207,7 @@ func startAndWait(cmd *exec.Cmd, out io.Writer) (waitErr, startErr error) {
 		_, _ = io.Copy(out, r) // a read error just ends the output
 	}()
 	waitErr = cmd.Wait()
-	// Leftovers die here. On Unix the group id cannot have been reused:
-	// watchScript's watcher is still in the group, keeping it alive.
-	_ = killGroup(cmd.Process)
+	c.afterWait()
 	_ = r.SetReadDeadline(time.Now().Add(drainGrace))
 	<-copied
 	return waitErr, nil

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/flower-run/flower/sandbox"
 )
 
 // Defaults for the zero fields of Env.
@@ -33,17 +35,28 @@ type Env struct {
 	OutputCap int
 	// HTTPClient is used by WebFetch; nil means a client with a 30s timeout.
 	HTTPClient *http.Client
+	// Sandbox confines Bash's processes (package sandbox); nil runs them
+	// without Landlock, still ending with their call and with flower.
+	Sandbox *sandbox.Sandbox
+	// Shells keeps Bash's background commands (run_in_background) and
+	// offers BashOutput and KillShell; nil offers no background.
+	Shells *Shells
 }
 
 // Builtins returns the built-in tools of R2.4 that need no runtime: Read,
-// Write, Edit, Glob, Grep, Bash and WebFetch, in that order. Task lives in
+// Write, Edit, Glob, Grep, Bash and WebFetch, in that order, then
+// BashOutput and KillShell when env.Shells is set. Task lives in
 // the agent package; its schema is TaskSchema.
 func Builtins(env Env) []Tool {
 	env = env.withDefaults()
-	return []Tool{
+	tools := []Tool{
 		&Read{Env: env}, &Write{Env: env}, &Edit{Env: env}, &Glob{Env: env},
 		&Grep{Env: env}, &Bash{Env: env}, &WebFetch{Env: env},
 	}
+	if env.Shells != nil {
+		tools = append(tools, &BashOutput{Env: env}, &KillShell{Env: env})
+	}
+	return tools
 }
 
 // withDefaults fills zero fields. Every Run calls it, so a tool built as a

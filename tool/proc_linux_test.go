@@ -1,6 +1,8 @@
 package tool
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -82,4 +84,35 @@ func readPID(t *testing.T, path string) int {
 		return err == nil && pid > 0
 	})
 	return pid
+}
+
+// uniqueSleep is a sleep duration no other process uses: a marker to find
+// a process by its arguments from outside its PID namespace.
+func uniqueSleep() string {
+	markerSeq++
+	return fmt.Sprintf("%d.%d%d", 1000+os.Getpid()%1000, markerSeq, time.Now().UnixNano()%100000)
+}
+
+var markerSeq int
+
+// withArg lists the live processes one of whose arguments is arg.
+func withArg(arg string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || len(b) == 0 {
+			continue // gone, or a zombie
+		}
+		for _, a := range bytes.Split(b, []byte{0}) {
+			if string(a) == arg {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !linux
 
 package tool
 
@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"github.com/flower-run/flower/sandbox"
 )
 
 // watchScript runs a command so that its whole process group dies with
@@ -18,8 +20,8 @@ import (
 // status, signals and stdin are untouched (a background job of sh would
 // start with SIGINT ignored), and it does not inherit the lifeline.
 //
-// The parent-death signal (Linux) covers the window before the watcher
-// runs and kills the command itself even if the watcher could not start.
+// A process that leaves the group (setsid) escapes: without Linux's PID
+// namespaces and subreapers, that is the residual risk here.
 const watchScript = `{ read -r line <&3; kill -s KILL 0; } </dev/null >/dev/null 2>&1 &
 exec "$0" -c "$1" 3<&-`
 
@@ -28,17 +30,20 @@ func shellArgs(shell, command string) []string {
 	return []string{"-c", watchScript, shell, command}
 }
 
-// attachLifeline hands the lifeline's read end to the child as fd 3.
-func attachLifeline(cmd *exec.Cmd, r *os.File) {
-	cmd.ExtraFiles = []*os.File{r}
-}
-
-// sysProcAttr puts the shell in a process group of its own, so that one
-// kill reaches everything it started and nothing of flower's.
-func sysProcAttr() *syscall.SysProcAttr {
-	a := &syscall.SysProcAttr{Setpgid: true}
-	setDeathSignal(a)
-	return a
+// contain puts cmd in a process group of its own with the lifeline as fd
+// 3; killing the group ends the call. There is no Landlock here.
+func contain(cmd *exec.Cmd, _ *sandbox.Sandbox) (containment, error) {
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		return containment{}, err
+	}
+	cmd.ExtraFiles = []*os.File{lifeR}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process) }
+	// Leftovers die after Wait. The group id cannot have been reused:
+	// watchScript's watcher is still in the group, keeping it alive.
+	return containment{started: func() { _ = lifeR.Close() }, end: func() { _ = lifeW.Close() },
+		afterWait: func() { _ = killGroup(cmd.Process) }}, nil
 }
 
 // killGroup SIGKILLs the process group led by p. A group already gone is

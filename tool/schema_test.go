@@ -28,7 +28,7 @@ func TestSchemas(t *testing.T) {
 		{"Edit", Effect, []string{"file_path", "new_string", "old_string", "replace_all"}, []string{"file_path", "old_string", "new_string"}, nil},
 		{"Glob", Pure, []string{"path", "pattern"}, []string{"pattern"}, nil},
 		{"Grep", Pure, []string{"-i", "glob", "output_mode", "path", "pattern"}, []string{"pattern"}, nil},
-		{"Bash", Effect, []string{"command", "timeout"}, []string{"command"}, nil},
+		{"Bash", Effect, []string{"command", "run_in_background", "timeout"}, []string{"command"}, nil},
 		{"WebFetch", World, []string{"prompt", "url"}, []string{"url"}, nil},
 		{"Task", Effect, []string{"description", "prompt"}, []string{"description", "prompt"}, TaskSchema},
 	}

@@ -78,9 +78,20 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 		return err
 	}
 	defer s.Close()
+	box, err := contain(cfg, g.workspace, out)
+	if err != nil {
+		return err
+	}
+	defer box.Close()
+	sources, closeMCP, err := mcpServers(g.workspace, cfg, out)
+	if err != nil {
+		return err
+	}
+	defer closeMCP()
+	// No one answers questions in once: an ask rule denies (R9.3).
 	rt, err := agent.New(agent.Options{Workspace: g.workspace, Store: s, Provider: b.provider,
 		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies(),
-		ToolEnv: toolEnv(ws, g.runDir), Secrets: knownSecrets(cfg)})
+		ToolEnv: box.toolEnv(toolEnv(ws, g.runDir)), Secrets: knownSecrets(cfg), Permissions: box.rules, Sources: sources})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

@@ -89,5 +89,6 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	fl.BoolVarP(&f.yes, "yes", "y", false, "with --reset: do not ask for confirmation")
 	root.AddCommand(newOnce(g), newShow(g), newStatus(g), newPs(g), newDiscard(g), newServe(g, f, fl))
 	root.AddCommand(newSubmit(g), newWorker(g)) // worker.go (issue 14)
+	root.AddCommand(newMCP(g))                  // mcp.go (issue 13)
 	return root
 }

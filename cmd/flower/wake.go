@@ -116,8 +116,13 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return err
 	}
 	defer b.release()
+	box, err := contain(cfg, ws, out)
+	if err != nil {
+		return err
+	}
+	defer box.Close()
 	sec := knownSecrets(cfg)
-	o := newOracle(ws, g.runDir, b, sec)
+	o := newOracle(ws, g.runDir, b, sec, box.rules)
 	defer o.Close()
 	sink := redacting(sec, func(e event.Event) { fe.sink(e); o.Observe(e) })
 	ch := human.New(human.Options{Sink: sink, MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout),
@@ -125,9 +130,14 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err := ch.Restore(ctx); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
+	sources, closeMCP, err := mcpServers(ws, cfg, out)
+	if err != nil {
+		return err
+	}
+	defer closeMCP()
 	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
 		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies(),
-		ToolEnv: toolEnv(ws, g.runDir), Secrets: sec})
+		ToolEnv: box.toolEnv(toolEnv(ws, g.runDir)), Secrets: sec, Permissions: box.rules, Asker: ch, Sources: sources})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

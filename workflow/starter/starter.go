@@ -41,9 +41,13 @@ type Options struct {
 var (
 	ClarifyTools = []string{"Read", "Glob", "Grep", "Write", "ask", "inbox"}
 	GoalsTools   = []string{"Read", "Glob", "Grep", "Write"}
-	WorkTools    = []string{"Read", "Write", "Edit", "Glob", "Grep", "Bash", "Task", "WebFetch", "ask", "inbox"}
+	WorkTools    = []string{"Read", "Write", "Edit", "Glob", "Grep", "Bash", "Task", "WebFetch", "ask", "inbox", MCPTools}
 	JudgeTools   = []string{"Read", "Glob", "Grep", "Bash", workflow.VerdictName}
 )
+
+// MCPTools is the pattern of every MCP server's tools (package mcp): the
+// work step may use them, so the servers start when work begins.
+const MCPTools = "mcp__*"
 
 // ClarifyCrashPrompt continues a clarification a crash cut (R3.10).
 const ClarifyCrashPrompt = "Continue the clarification you could not finish; this is not a restart. " +

@@ -1,0 +1,107 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/permission"
+	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/tool"
+)
+
+// PermissionAsker asks the person whether a call an ask rule matched may
+// run (package human implements it). It returns the answer and how the
+// question settled ("answered", or why not: "timeout", "declined",
+// "over_budget"); call is the tool call's id, so that a call run again
+// after a crash finds the answer already given instead of asking twice.
+type PermissionAsker interface {
+	AskPermission(ctx context.Context, call, question string, options []string) (answer, state string, err error)
+}
+
+// decide is the rules' decision on a call, with the ask rules the person
+// allowed for this run taken as allowed.
+func (r *Runtime) decide(u *model.ToolUse) permission.Decision {
+	d := r.perms.Check(u.Name, u.Input)
+	if d.Action != permission.Ask {
+		return d
+	}
+	r.grantMu.Lock()
+	defer r.grantMu.Unlock()
+	for _, a := range d.Asks {
+		if !r.grants[a] {
+			return d
+		}
+	}
+	return permission.Decision{Action: permission.Allow, Rule: d.Rule}
+}
+
+func (r *Runtime) grant(rules []string) {
+	r.grantMu.Lock()
+	defer r.grantMu.Unlock()
+	if r.grants == nil {
+		r.grants = map[string]bool{}
+	}
+	for _, a := range rules {
+		r.grants[a] = true
+	}
+}
+
+// permitted reports whether a call may run as the rules stand, without
+// asking: the calls whose intent the response's commit records.
+func (s *session) permitted(u *model.ToolUse) bool {
+	return s.rt.decide(u).Action == permission.Allow
+}
+
+// permit applies the rules to a call about to run (R9.3). A denied call
+// gets a denial result naming the rule; an asked one asks the person
+// through the asker, and unattended (no asker, no one watching) is a
+// denial with a note. ok is false when the call must not run; then op is
+// its result.
+func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok bool) {
+	d := s.rt.decide(u)
+	op = store.Op{ID: u.ID, Tool: u.Name, IsError: true, Denied: true}
+	switch d.Action {
+	case permission.Allow:
+		return op, true
+	case permission.Deny:
+		op.Content = fmt.Sprintf("Permission denied: this %s call matches the deny rule %s in flower.yaml, so it was not run. Do not try to get around the rule; do the work another way, or say what you need.", u.Name, d.Rule)
+		return op, false
+	}
+	if s.rt.asker == nil {
+		op.Content = fmt.Sprintf(unattendedText, u.Name, d.Rule, "there is no one to ask")
+		return op, false
+	}
+	q := fmt.Sprintf("Allow this %s call: %s  (ask rule %s in flower.yaml)", u.Name, summary(u.Input), d.Rule)
+	answer, state, err := s.rt.asker.AskPermission(ctx, u.ID, q, permission.ReplyOptions)
+	switch {
+	case err != nil:
+		op.Denied, op.Cut, op.Content = false, true, cutText
+		return op, false
+	case state != "answered":
+		op.Content = fmt.Sprintf(unattendedText, u.Name, d.Rule, "no one answered ("+state+")")
+		return op, false
+	}
+	switch permission.ParseReply(answer) {
+	case permission.ForRun:
+		s.rt.grant(d.Asks)
+		return op, true
+	case permission.Once:
+		return op, true
+	}
+	op.Content = fmt.Sprintf("Permission denied: the person refused this %s call (ask rule %s in flower.yaml), so it was not run. Do not ask for it again; do the work another way.", u.Name, d.Rule)
+	return op, false
+}
+
+// unattendedText denies a call an ask rule matched when no one can answer.
+const unattendedText = "Permission denied: this %s call matches the ask rule %s in flower.yaml, and %s; a call that needs a yes is not run without one. Do the work another way, or note it for the person."
+
+// intend makes an allowed effect's intent durable before it runs, when
+// the response's commit did not (the call needed a person's yes, or a
+// resumed call was pending without one).
+func (s *session) intend(ctx context.Context, u *model.ToolUse) error {
+	op := store.Op{ID: u.ID, Tool: u.Name, Input: u.Input, Class: tool.Effect.String()}
+	return s.append(ctx, store.Entry{Kind: store.KindOpStarted, Op: &op})
+}
+
+func (s *session) intended(u *model.ToolUse) bool { return s.intents[u.ID] }

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpClient runs flower mcp under the Go SDK's client, as Claude Code
+// would run it from its .mcp.json.
+func mcpClient(t *testing.T, env []string) *sdk.ClientSession {
+	t.Helper()
+	cmd := exec.Command(flowerBin, "mcp")
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
+	cmd.Stderr = os.Stderr
+	client := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// callText calls a tool and returns its text; isErr reports a tool error.
+func callText(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) (text string, isErr bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	return text, res.IsError
+}
+
+type mcpEvents struct {
+	Events []struct {
+		Seq  int    `json:"seq"`
+		Kind string `json:"kind"`
+		Text string `json:"text"`
+	} `json:"events"`
+	Ended bool `json:"ended"`
+}
+
+// waitEvent reads the task's events until one of kind arrives (or the
+// task ends, when kind is ""), each read waiting on the server side.
+func waitEvent(t *testing.T, cs *sdk.ClientSession, dir string, after *int, kind string) {
+	t.Helper()
+	for range 2000 {
+		text, isErr := callText(t, cs, "task_events", map[string]any{"directory": dir, "after": *after, "wait_s": 30})
+		if isErr {
+			t.Fatalf("task_events: %s", text)
+		}
+		var b mcpEvents
+		if err := json.Unmarshal([]byte(text), &b); err != nil {
+			t.Fatalf("task_events: %v: %s", err, text)
+		}
+		if b.Ended {
+			if kind != "" {
+				t.Fatalf("the task ended before a %s event", kind)
+			}
+			return
+		}
+		for _, e := range b.Events {
+			*after = e.Seq
+			if kind != "" && e.Kind == kind {
+				return
+			}
+		}
+	}
+	t.Fatalf("no %s event", kind)
+}
+
+// TestFlowerMCPServer drives a whole task through flower mcp with the Go
+// SDK's client: start it, wait for its question, send a note, answer,
+// follow it to its end and read its status (issue 13).
+func TestFlowerMCPServer(t *testing.T) {
+	t.Parallel()
+	_, env := fakeModel(t)
+	cs := mcpClient(t, env)
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	slices.Sort(names)
+	if want := []string{"answer", "interrupt", "send_note", "start_task", "task_events", "task_status"}; !slices.Equal(names, want) {
+		t.Errorf("tools %v, want %v", names, want)
+	}
+	dir := filepath.Join(t.TempDir(), "proj")
+	if text, isErr := callText(t, cs, "start_task", map[string]any{"directory": dir, "task": "write out.txt"}); isErr || !strings.Contains(text, "started flower in "+dir) {
+		t.Fatalf("start_task: %s", text)
+	}
+	if text, isErr := callText(t, cs, "start_task", map[string]any{"directory": dir, "task": "again"}); !isErr || !strings.Contains(text, "already runs") {
+		t.Errorf("a second start_task: %s", text)
+	}
+	after := 0
+	waitEvent(t, cs, dir, &after, "ask")
+	status, _ := callText(t, cs, "task_status", map[string]any{"directory": dir})
+	if !strings.HasPrefix(status, "running") || !strings.Contains(status, `"id":"q1"`) || !strings.Contains(status, askQuestion) {
+		t.Fatalf("task_status: %s", status)
+	}
+	if text, isErr := callText(t, cs, "send_note", map[string]any{"directory": dir, "text": "keep it short"}); isErr || !strings.Contains(text, `"ok":true`) {
+		t.Errorf("send_note: %s", text)
+	}
+	if text, isErr := callText(t, cs, "answer", map[string]any{"directory": dir, "id": "q1", "text": askFirst}); isErr || !strings.Contains(text, `"ok":true`) {
+		t.Errorf("answer: %s", text)
+	}
+	waitEvent(t, cs, dir, &after, "")
+	status, _ = callText(t, cs, "task_status", map[string]any{"directory": dir})
+	if !strings.HasPrefix(status, "ended: exit 0") || !strings.Contains(status, "verdict passed") {
+		t.Errorf("task_status at the end: %s", status)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "out.txt")); string(b) != "hi\n" {
+		t.Errorf("out.txt holds %q", b)
+	}
+	brief, _ := os.ReadFile(filepath.Join(dir, ".flower", "notes", "brief.md"))
+	if !strings.Contains(string(brief), "keep it short") {
+		t.Errorf("the note never reached the agent: brief.md\n%s", brief)
+	}
+	if text, isErr := callText(t, cs, "interrupt", map[string]any{"directory": dir}); !isErr || !strings.Contains(text, "not running") {
+		t.Errorf("interrupt after the end: %s", text)
+	}
+	if text, isErr := callText(t, cs, "task_status", map[string]any{"directory": "relative/dir"}); !isErr || !strings.Contains(text, "absolute path") {
+		t.Errorf("a relative directory: %s", text)
+	}
+}

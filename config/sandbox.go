@@ -1,0 +1,69 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+
+	"github.com/flower-run/flower/sandbox"
+)
+
+// Sandbox is flower.yaml's sandbox key (R9.2):
+//
+//	sandbox:
+//	  mode: auto          # auto | required | off
+//	  network: true       # false denies TCP connect and bind
+//	  writable: [~/.cache/go-build, /tmp]
+//	  secrets: [GITHUB_TOKEN]   # contain.go: scrubbed from results, events and the store
+//
+// Network is a pointer so that an unset key keeps the default, true.
+type Sandbox struct {
+	Mode     SandboxMode `yaml:"mode"`
+	Network  *bool       `yaml:"network"`
+	Writable []string    `yaml:"writable"`
+	Secrets  []string    `yaml:"secrets"`
+}
+
+// SandboxMode is sandbox.mode, checked where the decoder holds its node.
+type SandboxMode string
+
+func (m *SandboxMode) UnmarshalYAML(node ast.Node) error {
+	s, ok := node.(*ast.StringNode)
+	if !ok || !sandbox.Mode(s.Value).Valid() || s.Value == "" {
+		return &valueError{node: node, msg: fmt.Sprintf("got %s, want auto, required or off", describeValue(node))}
+	}
+	*m = SandboxMode(s.Value)
+	return nil
+}
+
+// describeValue names a bad value for a message: its text if a string.
+func describeValue(node ast.Node) string {
+	if s, ok := node.(*ast.StringNode); ok {
+		return fmt.Sprintf("%q", s.Value)
+	}
+	return kindOf(node)
+}
+
+// SandboxConfig is the sandbox as package sandbox takes it, for the
+// workspace: writable paths made absolute (~ is the home directory,
+// relative paths are relative to the workspace).
+func (c Config) SandboxConfig(workspace string) sandbox.Config {
+	out := sandbox.Config{Mode: sandbox.Mode(c.Sandbox.Mode), Workspace: workspace, Network: true}
+	if c.Sandbox.Network != nil {
+		out.Network = *c.Sandbox.Network
+	}
+	home, _ := os.UserHomeDir()
+	for _, w := range c.Sandbox.Writable {
+		switch {
+		case w == "~" || strings.HasPrefix(w, "~/"):
+			w = filepath.Join(home, strings.TrimPrefix(w, "~"))
+		case !filepath.IsAbs(w):
+			w = filepath.Join(workspace, w)
+		}
+		out.Writable = append(out.Writable, filepath.Clean(w))
+	}
+	return out
+}

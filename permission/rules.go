@@ -1,0 +1,184 @@
+package permission
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Rules are the allow, ask and deny lists of one configuration, bound to
+// a workspace (relative path patterns are relative to it). The zero value
+// and nil allow everything.
+type Rules struct {
+	workspace, home  string
+	allow, ask, deny []Rule
+}
+
+// New parses the three lists. An error names the list, the index and the
+// rule: permissions.deny[2] "Bash(": missing ")" ...
+func New(workspace string, allow, ask, deny []string) (*Rules, error) {
+	r := &Rules{workspace: workspace}
+	r.home, _ = os.UserHomeDir()
+	for _, l := range []struct {
+		name  string
+		texts []string
+		into  *[]Rule
+	}{{"allow", allow, &r.allow}, {"ask", ask, &r.ask}, {"deny", deny, &r.deny}} {
+		for i, t := range l.texts {
+			rule, err := Parse(t)
+			if err != nil {
+				return nil, fmt.Errorf("permissions.%s[%d] %q: %w", l.name, i, t, err)
+			}
+			if rule.kind == pathKind {
+				rule.glob = absGlob(rule.glob, workspace, r.home)
+			}
+			*l.into = append(*l.into, rule)
+		}
+	}
+	return r, nil
+}
+
+// Empty reports whether there is no rule at all.
+func (r *Rules) Empty() bool {
+	return r == nil || len(r.allow)+len(r.ask)+len(r.deny) == 0
+}
+
+// Decision is the outcome of Check.
+type Decision struct {
+	Action Action
+	// Rule is the rule that decided, as written; "" when no rule matched.
+	Rule string
+	// Asks are every ask rule the call matched, when Action is Ask: an
+	// "allow for this run" answer grants them all.
+	Asks []string
+}
+
+// Check decides a call of tool with input (the model's JSON): the first
+// of deny, ask, allow with a matching rule, else Allow.
+func (r *Rules) Check(tool string, input json.RawMessage) Decision {
+	if r.Empty() {
+		return Decision{Action: Allow}
+	}
+	c := r.call(tool, input)
+	for _, rule := range r.deny {
+		if c.matches(rule) {
+			return Decision{Action: Deny, Rule: rule.Text}
+		}
+	}
+	var asks []string
+	for _, rule := range r.ask {
+		if c.matches(rule) {
+			asks = append(asks, rule.Text)
+		}
+	}
+	if len(asks) > 0 {
+		return Decision{Action: Ask, Rule: asks[0], Asks: asks}
+	}
+	for _, rule := range r.allow {
+		if c.matches(rule) {
+			return Decision{Action: Allow, Rule: rule.Text}
+		}
+	}
+	return Decision{Action: Allow}
+}
+
+// call is what the rules see of one call: its tool, and what its input
+// gives to each kind of pattern.
+type call struct {
+	tool     string
+	commands []string // Bash
+	paths    []string // file tools: the path, and where its symlinks lead
+	host     string   // WebFetch
+}
+
+func (r *Rules) call(tool string, input json.RawMessage) call {
+	c := call{tool: tool}
+	var in struct {
+		Command  string `json:"command"`
+		FilePath string `json:"file_path"`
+		Path     string `json:"path"`
+		URL      string `json:"url"`
+	}
+	_ = json.Unmarshal(input, &in) // a bad input fails in the tool; here it matches what it can
+	switch tool {
+	case "Bash":
+		c.commands = commands(in.Command)
+	case "Read", "Write", "Edit":
+		c.paths = r.resolve(in.FilePath)
+	case "Glob", "Grep":
+		c.paths = r.resolve(in.Path)
+	case "WebFetch":
+		if u, err := url.Parse(strings.TrimSpace(in.URL)); err == nil {
+			c.host = strings.ToLower(u.Hostname())
+		}
+	}
+	return c
+}
+
+// resolve makes p absolute (relative to the workspace; empty is the
+// workspace) and adds where its symlinks lead, so that a link cannot
+// dodge a rule.
+func (r *Rules) resolve(p string) []string {
+	if p == "" {
+		p = r.workspace
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.workspace, p)
+	}
+	p = filepath.Clean(p)
+	out := []string{p}
+	dir, base := p, ""
+	for dir != filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			if real = filepath.Join(real, base); real != p {
+				out = append(out, real)
+			}
+			break
+		}
+		dir, base = filepath.Dir(dir), filepath.Join(filepath.Base(dir), base)
+	}
+	return out
+}
+
+// applies reports whether a rule written for name covers tool: Edit and
+// Write rules cover both file-writing tools, Read rules the reading ones.
+func applies(rule Rule, tool string) bool {
+	if rule.name.MatchString(tool) {
+		return true
+	}
+	switch tool {
+	case "Edit", "Write":
+		return rule.name.MatchString("Edit") || rule.name.MatchString("Write")
+	case "Glob", "Grep":
+		return rule.name.MatchString("Read")
+	}
+	return false
+}
+
+func (c call) matches(rule Rule) bool {
+	if !applies(rule, c.tool) {
+		return false
+	}
+	switch rule.kind {
+	case command:
+		for _, cmd := range c.commands {
+			if rule.cmd.MatchString(cmd) {
+				return true
+			}
+		}
+		return false
+	case domain:
+		return c.host != "" && rule.host.MatchString(c.host)
+	case pathKind:
+		for _, p := range c.paths {
+			if globMatch(rule.glob, p) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}

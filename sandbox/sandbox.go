@@ -1,0 +1,207 @@
+// Package sandbox confines the processes tools start (Bash, stdio MCP
+// servers): what they may write, whether they may use TCP, and how long
+// they may live (SPEC R9.2, R9.4).
+//
+// On Linux every such process is started through a helper: the running
+// program itself (os.Executable), re-executed with the FLOWER_SANDBOX_INIT
+// variable set, which this package's init function recognizes before any
+// other code runs. The helper
+//
+//   - is the init (pid 1) of a new PID namespace (with a new user
+//     namespace when not root) and of a new mount namespace with its own
+//     /proc, so the command sees only its own processes; when the helper
+//     exits, the kernel kills everything in the namespace, setsid
+//     descendants included;
+//   - dies with flower: the parent-death signal, and a "lifeline" pipe whose
+//     write end only flower holds (closed by the kernel however flower dies);
+//   - applies Landlock to itself before starting the command: read
+//     everywhere, write only the workspace, the run's TMPDIR and
+//     Config.Writable; no TCP connect or bind unless Config.Network; no
+//     ptrace (so no /proc/<pid>/environ) of, and no signal to, processes
+//     outside the sandbox;
+//   - starts the command, reaps every process that ends up as its child,
+//     and exits when the command exits, with its status.
+//
+// Where namespaces cannot be created (user namespaces disabled), the
+// helper is a child subreaper instead: orphans are re-parented to it, and
+// when the command ends (or flower dies) it kills every descendant it can
+// find. A process that double-forks between two scans can escape; that is
+// the residual risk of that fallback. Elsewhere than Linux there is no
+// helper (see Supported).
+//
+// Landlock must apply to the tool's process and never to flower itself,
+// which is why it is applied in the helper and not with a syscall here.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Mode says how much the sandbox is wanted (flower.yaml sandbox.mode).
+type Mode string
+
+const (
+	// Auto applies Landlock where the kernel has it and says so in one line
+	// where it does not.
+	Auto Mode = "auto"
+	// Required refuses to start without Landlock.
+	Required Mode = "required"
+	// Off applies no Landlock. Processes still die with their call and
+	// with flower.
+	Off Mode = "off"
+)
+
+// Valid reports whether m is one of the three modes ("" counts as Auto).
+func (m Mode) Valid() bool {
+	return m == "" || m == Auto || m == Required || m == Off
+}
+
+// Config is what a sandbox allows.
+type Config struct {
+	Mode Mode
+	// Workspace is the directory tools work in: always writable.
+	Workspace string
+	// Writable are more directories (or files) the tools may write,
+	// absolute. A missing one is skipped.
+	Writable []string
+	// Network allows TCP. False denies TCP connect and bind (Landlock ABI 4,
+	// Linux 6.7), and UDP too from ABI 10.
+	Network bool
+	// TempParent is where the run's TMPDIR is created; "" is os.TempDir().
+	TempParent string
+}
+
+// Sandbox is a configured sandbox with its run's TMPDIR. A nil *Sandbox is
+// usable: its processes still run under the helper (they die with their
+// call and with flower) but without Landlock.
+type Sandbox struct {
+	cfg      Config
+	tmp      string
+	landlock int    // the Landlock ABI applied; 0: none
+	note     string // what is not contained, in one line; "" when all is
+}
+
+// ErrUnavailable is returned by New in Required mode without Landlock.
+var ErrUnavailable = errors.New("sandbox: Landlock is not available")
+
+// New checks what the kernel offers and creates the run's TMPDIR. In
+// Required mode a kernel without Landlock (or without the network
+// restriction when Network is false) is an error wrapping ErrUnavailable.
+func New(cfg Config) (*Sandbox, error) {
+	if !cfg.Mode.Valid() {
+		return nil, fmt.Errorf("sandbox: unknown mode %q (use auto, required or off)", cfg.Mode)
+	}
+	if cfg.Mode == "" {
+		cfg.Mode = Auto
+	}
+	abs, err := filepath.Abs(cfg.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: workspace: %w", err)
+	}
+	cfg.Workspace = abs
+	s := &Sandbox{cfg: cfg}
+	if err := s.probe(); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(cfg.TempParent, "flower-tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: temp dir: %w", err)
+	}
+	s.tmp = tmp
+	return s, nil
+}
+
+// probe decides what will be applied and the note that says what won't.
+func (s *Sandbox) probe() error {
+	var notes []string
+	abi := landlockABI()
+	switch {
+	case s.cfg.Mode == Off:
+		notes = append(notes, "sandbox off (flower.yaml sandbox.mode): tool processes may write anywhere flower can")
+	case abi == 0 && s.cfg.Mode == Required:
+		return fmt.Errorf("%w on this system (%s), and flower.yaml sets sandbox.mode: required", ErrUnavailable, platform())
+	case abi == 0:
+		notes = append(notes, fmt.Sprintf("no Landlock on this system (%s): tool processes may write anywhere flower can (sandbox.mode: required refuses to run)", platform()))
+	case !s.cfg.Network && abi < 4 && s.cfg.Mode == Required:
+		return fmt.Errorf("%w for TCP on this kernel (Landlock ABI %d, needs 4) and flower.yaml sets sandbox.network: false with mode: required", ErrUnavailable, abi)
+	case !s.cfg.Network && abi < 4:
+		notes = append(notes, fmt.Sprintf("Landlock ABI %d cannot deny TCP (needs 4): sandbox.network: false is not enforced", abi))
+	}
+	if s.cfg.Mode != Off {
+		s.landlock = abi
+	}
+	if n := namespaceNote(); n != "" {
+		notes = append(notes, n)
+	}
+	s.note = strings.Join(notes, "; ")
+	return nil
+}
+
+// Note is one line saying what the sandbox does not contain here, or "".
+func (s *Sandbox) Note() string {
+	if s == nil {
+		return ""
+	}
+	return s.note
+}
+
+// TempDir is the run's TMPDIR: writable by tool processes, removed by Close.
+func (s *Sandbox) TempDir() string {
+	if s == nil {
+		return ""
+	}
+	return s.tmp
+}
+
+// Landlock is the Landlock ABI version applied to tool processes, 0 for none.
+func (s *Sandbox) Landlock() int {
+	if s == nil {
+		return 0
+	}
+	return s.landlock
+}
+
+// Writable lists the paths tool processes may write: the workspace, the
+// TMPDIR and Config.Writable. Nil when nothing is restricted.
+func (s *Sandbox) Writable() []string {
+	if s == nil || s.landlock == 0 {
+		return nil
+	}
+	return slices.Concat([]string{s.cfg.Workspace, s.tmp}, s.cfg.Writable)
+}
+
+// Network reports whether tool processes may use TCP.
+func (s *Sandbox) Network() bool {
+	return s == nil || s.cfg.Network || s.landlock < 4
+}
+
+// Close removes the TMPDIR and what the tools left in it.
+func (s *Sandbox) Close() error {
+	if s == nil || s.tmp == "" {
+		return nil
+	}
+	return os.RemoveAll(s.tmp)
+}
+
+// Summary describes the sandbox for the model, in one sentence, or "".
+func (s *Sandbox) Summary() string {
+	w := s.Writable()
+	if w == nil {
+		return ""
+	}
+	net := "Network access is allowed."
+	if !s.Network() {
+		net = "Network access (TCP) is denied."
+	}
+	tmp := fmt.Sprintf("$TMPDIR is %s", s.tmp)
+	if !slices.Contains(w, "/tmp") {
+		tmp += "; /tmp is not writable, use $TMPDIR"
+	}
+	return fmt.Sprintf("Commands run in a sandbox: they can read any file but write only under %s (%s). %s",
+		strings.Join(w, ", "), tmp, net)
+}
