@@ -37,6 +37,7 @@ type Broker struct {
 	// subscribers see events in Seq order.
 	mu     sync.Mutex
 	seq    int
+	base   int        // the seq before this broker's first event (NewBrokerAt)
 	ring   []Numbered // circular: event n lives at (n-1) % len(ring)
 	subs   map[*Subscription]struct{}
 	closed bool
@@ -88,7 +89,7 @@ func (b *Broker) Since(after int) (events []Numbered, gap bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	after = max(after, 0)
-	oldest := max(b.seq-len(b.ring)+1, 1)
+	oldest := max(b.seq-len(b.ring)+1, b.base+1)
 	if after > b.seq || after < oldest-1 {
 		after, gap = oldest-1, true
 	}

@@ -328,3 +328,30 @@ func TestBrokerConcurrent(t *testing.T) {
 		t.Errorf("Last = %d, want at least 2000", b.Last())
 	}
 }
+
+// TestBrokerAt: a broker that continues a stored stream numbers from
+// last+1; an after before that is a gap for it, and Oldest says where its
+// own events start.
+func TestBrokerAt(t *testing.T) {
+	b := event.NewBrokerAt(3, 40)
+	if b.Last() != 40 || b.Oldest() != 41 {
+		t.Fatalf("Last, Oldest = %d, %d; want 40, 41", b.Last(), b.Oldest())
+	}
+	if ns, gap := b.Since(40); len(ns) != 0 || gap {
+		t.Errorf("Since(40) before any event = %v, %v; want nothing, no gap", ns, gap)
+	}
+	b.Publish(event.Event{Kind: event.Text, Text: "a"})
+	b.Publish(event.Event{Kind: event.Text, Text: "b"})
+	if ns, gap := b.Since(40); len(ns) != 2 || ns[0].Seq != 41 || gap {
+		t.Errorf("Since(40) = %v, %v; want 41 and 42", ns, gap)
+	}
+	if ns, gap := b.Since(12); len(ns) != 2 || !gap {
+		t.Errorf("Since(12) = %v, %v; want 41, 42 and a gap", ns, gap)
+	}
+	for range 3 {
+		b.Publish(event.Event{Kind: event.Text})
+	}
+	if b.Oldest() != 43 {
+		t.Errorf("Oldest after the ring wrapped = %d, want 43", b.Oldest())
+	}
+}

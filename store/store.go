@@ -21,7 +21,7 @@ import (
 
 // SchemaVersion is the version of the entry format and tables this build
 // reads and writes. A store of another version is refused (R5.6).
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Errors a backend returns; callers branch on them with errors.Is.
 var (

@@ -15,6 +15,7 @@ import (
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/oracle"
 	"github.com/flower-run/flower/permission"
+	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
 )
 
@@ -39,9 +40,10 @@ type wakeRun struct {
 	ch     *human.Channel
 	rt     *agent.Runtime
 	oracle *oracle.Oracle
-	banner string // the wake's first line (R3.12)
-	wake   int    // this wake's number
-	ws     string // the workspace, as shown
+	banner string      // the wake's first line (R3.12)
+	wake   int         // this wake's number
+	ws     string      // the workspace, as shown
+	store  store.Store // the wake's store: flower serve keeps its events there
 	// startOver stops the run at the next message boundary and archives the
 	// thread once it has stopped (/new at the prompt, R3.13).
 	startOver func()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -92,7 +93,15 @@ exits when the run ends.`,
 // (--timeout 0), after a usage error or a terminating signal it ends with
 // the first wake, as flower [TASK] does. It exits as the last wake did.
 func serveWakes(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, l net.Listener, token string) error {
-	h, err := newHub(l, token)
+	ws, err := filepath.Abs(g.workspace)
+	if err != nil {
+		return usageErr("--workspace: %v", err)
+	}
+	stream, err := newServeEvents(ctx, g, ws)
+	if err != nil {
+		return err
+	}
+	h, err := newHub(l, token, stream)
 	if err != nil {
 		return err
 	}
@@ -104,6 +113,7 @@ func serveWakes(ctx context.Context, g *globals, f *wakeFlags, phrase string, ou
 		if err := <-served; err != nil {
 			fmt.Fprintln(os.Stderr, "flower:", err)
 		}
+		stream.finish(g) // the end mark, so the next flower serve numbers on without a gap
 		h.events.Close()
 	}()
 	sig, stop := idleSignals()

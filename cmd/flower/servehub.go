@@ -23,20 +23,22 @@ import (
 // can start the next wake.
 type hub struct {
 	events *event.Broker
+	stream *serveEvents // stores events while a wake's store is open
 	srv    *web.Server
 	url    string
 	shown  sync.Once // the address is printed once, after the first banner
 
-	mu   sync.Mutex // guards run and cost
-	run  *wakeRun   // the wake running; nil between wakes
-	cost float64    // of the wake running, from its usage events
-	next chan string
+	mu      sync.Mutex  // guards run, cost and history
+	run     *wakeRun    // the wake running; nil between wakes
+	history web.History // the running wake's stored events; nil between wakes
+	cost    float64     // of the wake running, from its usage events
+	next    chan string
 }
 
-func newHub(l net.Listener, token string) (*hub, error) {
-	h := &hub{events: event.NewBroker(0), url: web.URL(l, token), next: make(chan string, 1)}
+func newHub(l net.Listener, token string, stream *serveEvents) (*hub, error) {
+	h := &hub{events: stream.broker, stream: stream, url: web.URL(l, token), next: make(chan string, 1)}
 	srv, err := web.New(web.Options{Token: token, Events: h.events, Channel: hubChannel{h},
-		Interrupt: h.interrupt, Oracle: h.oracle, Wake: h.wake})
+		Interrupt: h.interrupt, Oracle: h.oracle, Wake: h.wake, History: hubHistory{h}})
 	if err != nil {
 		return nil, &exitError{code: exitFailed, err: err}
 	}
@@ -59,19 +61,21 @@ func (h *hub) frontEnd(out io.Writer) frontEnd {
 			h.cost += c
 			h.mu.Unlock()
 		}
-		h.events.Publish(e)
+		h.stream.publish(e)
 	}
 	return frontEnd{sink: sink, attach: func(ctx context.Context, run wakeRun) (func(), error) {
+		history := h.stream.attach(run.store)
 		h.mu.Lock()
-		h.run, h.cost = &run, 0
+		h.run, h.cost, h.history = &run, 0, history
 		h.mu.Unlock()
-		h.events.Publish(event.Event{Kind: event.Step, Text: run.banner,
+		h.stream.publish(event.Event{Kind: event.Step, Text: run.banner,
 			Payload: map[string]any{"banner": true, "wake": run.wake, "workspace": run.ws}})
 		h.showURL(out)
 		return func() {
 			h.mu.Lock()
-			h.run = nil
+			h.run, h.history = nil, nil
 			h.mu.Unlock()
+			h.stream.writer.Detach() // before the wake's store closes
 		}, nil
 	}}
 }
@@ -96,7 +100,7 @@ func (h *hub) ended(out io.Writer, err error) {
 		text = "✗ " + msg
 	}
 	text += " · " + model.USD(cost)
-	h.events.Publish(event.Event{Kind: event.Step, Text: text,
+	h.stream.publish(event.Event{Kind: event.Step, Text: text,
 		Payload: map[string]any{"ended": true, "ok": ok, "cost": cost}})
 	h.showURL(out)
 	fmt.Fprintln(out, "flower: the run ended; the page stays up to start the next wake (Ctrl-C to exit)")
@@ -199,4 +203,18 @@ func (c hubChannel) Send(text string) {
 func (c hubChannel) Known(id string) bool {
 	ch := c.ch()
 	return ch != nil && ch.Known(id)
+}
+
+// hubHistory serves the running wake's stored events; between wakes the
+// store is closed and the broker's window is all there is.
+type hubHistory struct{ h *hub }
+
+func (x hubHistory) After(ctx context.Context, after, limit int) ([]event.Numbered, error) {
+	x.h.mu.Lock()
+	hist := x.h.history
+	x.h.mu.Unlock()
+	if hist == nil {
+		return nil, nil
+	}
+	return hist.After(ctx, after, limit)
 }

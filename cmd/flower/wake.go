@@ -180,7 +180,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		rt.Interrupt("")
 	}
 	detach, err := fe.attach(ctx, wakeRun{ch: ch, rt: rt, oracle: o, banner: line, wake: st.Woke + 1, ws: tilde(ws),
-		startOver: restart})
+		store: s, startOver: restart})
 	if err != nil {
 		return err
 	}

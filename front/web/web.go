@@ -15,9 +15,14 @@
 //	GET  /ws?after=N         WebSocket: messages shaped like GET /events
 //	GET  /?token=T           the page
 //
-// Events are numbered from 1; the latest 2000 are kept. gap is true when
-// the client missed events that are no longer kept (its after is older than
-// the window, or from a server that has since restarted).
+// Events are numbered from 1; the latest 2000 are kept in memory, and with
+// a History every event but deltas is stored, numbered on across restarts
+// of the server (issue 14): an after older than the memory window is
+// answered from the store (at most 5000 stored events at a time: ask again
+// with the last seq). gap is true when the client missed events that are
+// kept nowhere (no store, or its after is from a server that died before
+// storing its last events: the next one numbers on past them, with an
+// error event saying so).
 //
 // Every request needs "Authorization: Bearer <token>", except the page
 // (GET /), which holds no data of the run: it is opened with the token in
@@ -71,6 +76,10 @@ type Options struct {
 	Token   string        // required; see Token
 	Events  *event.Broker // required: the run's events
 	Channel Channel       // required: the run's human channel
+	// History is the stream's stored events, for clients behind the
+	// broker's window or from before a restart (issue 14). Nil: only the
+	// broker's window.
+	History History
 	// Interrupt stops the run at the next message boundary and continues
 	// it with text (agent.Runtime.Interrupt). Nil: POST /interrupt is 501.
 	Interrupt func(text string)
@@ -249,7 +258,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	ns, gap := s.opts.Events.Since(after)
+	ns, gap := s.since(r.Context(), after)
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(newBatch(ns, gap).encode())
 }

@@ -48,7 +48,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	// between is missed; what arrives twice is skipped by seq.
 	sub := s.opts.Events.Subscribe(ctx, "websocket "+r.RemoteAddr, wsBuffer)
 	defer sub.Cancel()
-	p := pump{c: c, events: s.opts.Events, last: after}
+	p := pump{c: c, events: s.opts.Events, since: s.since, last: after}
 	if err := p.catchUp(ctx); err != nil {
 		return
 	}
@@ -80,25 +80,35 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 type pump struct {
 	c      *websocket.Conn
 	events *event.Broker
-	last   int // the seq of the last event sent (or the client had)
+	since  func(ctx context.Context, after int) ([]event.Numbered, bool) // Server.since
+	last   int                                                           // the seq of the last event sent (or the client had)
 }
 
-// catchUp sends every kept event after last, in messages of at most
-// maxBatch events, the first with the gap flag. It sends at least one
-// message, so a new client learns at once that it is connected.
+// catchUp sends every kept event after last (stored ones first: see
+// Server.since), in messages of at most maxBatch events, the first with
+// the gap flag. It sends at least one message, so a new client learns at
+// once that it is connected.
 func (p *pump) catchUp(ctx context.Context) error {
-	ns, gap := p.events.Since(p.last)
-	for first := true; first || len(ns) > 0; first = false {
-		part := ns[:min(len(ns), maxBatch)]
-		if err := p.send(ctx, part, gap && first); err != nil {
-			return err
+	for first := true; ; first = false {
+		ns, gap := p.since(ctx, p.last)
+		if !first && len(ns) == 0 {
+			return nil
 		}
-		if len(part) > 0 {
-			p.last = part[len(part)-1].Seq
+		for sent := false; !sent || len(ns) > 0; sent = true {
+			part := ns[:min(len(ns), maxBatch)]
+			if err := p.send(ctx, part, gap && first && !sent); err != nil {
+				return err
+			}
+			if len(part) > 0 {
+				p.last = part[len(part)-1].Seq
+			}
+			ns = ns[len(part):]
 		}
-		ns = ns[len(part):]
+		// A long stored backlog comes a page at a time (maxHistory).
+		if p.last >= p.events.Last() {
+			return nil
+		}
 	}
-	return nil
 }
 
 // next sends n with whatever else is already buffered, as one message. An

@@ -33,6 +33,8 @@ type Store struct {
 	runs      []store.Run        // in creation order
 	threads   map[string]*thread // by workspace
 	results   []store.StepResult // in first-write order
+
+	ev eventLog // the event log: its own lock (events.go)
 }
 
 // thread is a workspace's current thread: its number, wakes and bindings.

@@ -18,7 +18,7 @@
 //
 // # Schema
 //
-// Schema: change only with a store.SchemaVersion bump (version 2 here as in
+// Schema: change only with a store.SchemaVersion bump (version 3 here as in
 // SQLite), by adding a migration. The version is the one row of
 // flower_schema, written in the transaction that creates or upgrades the
 // tables, under a transaction-level advisory lock so that two processes
@@ -40,6 +40,13 @@
 //	bindings  (seq identity PK, workspace, thread, step, session, time)
 //	results   (seq identity PK, run, step, body, UNIQUE (run, step))
 //	leases    (name PK, host, pid, backend, since, heartbeat)
+//	events    (stream, seq bigint, kind, time, body, PK (stream, seq))   v3
+//
+// Events are written with SET LOCAL synchronous_commit = off (events.go):
+// the commit returns before its WAL record is flushed, and the next commit
+// of run state, which waits for its flush, flushes them too. A server
+// crash may lose the latest events, never corrupt anything; the run waits
+// on no flush for them.
 //
 // An entry's body is the binary body of store/sqlite (drawn in its doc.go),
 // so an entry has one encoding in both stores and loads without JSON

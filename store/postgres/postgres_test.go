@@ -44,8 +44,8 @@ func TestSchemaMismatch(t *testing.T) {
 	db.Close()
 	pgtest.Exec(t, url, `UPDATE flower_schema SET version = 99`)
 	_, err = postgres.Open(context.Background(), url)
-	if !errors.Is(err, store.ErrSchema) || !strings.Contains(err.Error(), "schema version 99, this flower reads 2") {
-		t.Fatalf("Open = %v, want ErrSchema naming versions 99 and 2", err)
+	if !errors.Is(err, store.ErrSchema) || !strings.Contains(err.Error(), "schema version 99, this flower reads 3") {
+		t.Fatalf("Open = %v, want ErrSchema naming versions 99 and 3", err)
 	}
 	if v, err := postgres.Version(context.Background(), url); err == nil {
 		t.Errorf("Version = %d, nil; want the refusal", v)

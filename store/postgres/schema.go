@@ -94,6 +94,18 @@ var migrations = [][]string{
 		heartbeat timestamptz NOT NULL
 	)`,
 	},
+	// 2 -> 3: the event log, so a UI resumes a stream after a restart
+	// (issue 14).
+	{
+		`CREATE TABLE events (
+		stream text COLLATE "C" NOT NULL,
+		seq    bigint NOT NULL,
+		kind   text NOT NULL,
+		time   text NOT NULL,
+		body   text NOT NULL,
+		PRIMARY KEY (stream, seq)
+	)`,
+	},
 }
 
 // tables[v] are the tables a store of version v has.
@@ -101,6 +113,7 @@ var tables = [][]string{
 	nil,
 	{"flower_schema", "entries", "meta", "summaries"},
 	{"flower_schema", "entries", "meta", "summaries", "runs", "threads", "bindings", "results", "leases"},
+	{"flower_schema", "entries", "meta", "summaries", "runs", "threads", "bindings", "results", "leases", "events"},
 }
 
 // migrateLock is the key of the transaction-level advisory lock that

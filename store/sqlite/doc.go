@@ -13,12 +13,13 @@
 //
 // On-disk format: change only with a SchemaVersion bump (store.SchemaVersion,
 // kept in PRAGMA user_version and written in the same transaction as the
-// tables, so a file either has both or neither). This is version 2: the
+// tables, so a file either has both or neither). This is version 3: the
 // tables of version 1 (entries, meta, summaries, entries_key_seq,
-// summaries_key_id) and, since issue 9, the run state (runs, threads,
-// bindings, results) and entries_key_kind_seq.
+// summaries_key_id), since issue 9 (version 2) the run state (runs,
+// threads, bindings, results) and entries_key_kind_seq, and since issue 14
+// (version 3) the event log (events).
 //
-//	PRAGMA user_version = store.SchemaVersion   (2)
+//	PRAGMA user_version = store.SchemaVersion   (3)
 //
 //	entries                               append-only: never updated or deleted
 //	┌────────┬─────────────────────────────────────┬────────────────────────────┐
@@ -89,6 +90,22 @@
 //	└──────┴───────────────────────────────────┴────────────────────────────────┘
 //	UNIQUE (run, step); INDEX results_run_seq ON results(run, seq)
 //
+//	events (v3)                           append-only; WITHOUT ROWID
+//	┌────────┬──────────────────┬─────────────────────────────────────────────┐
+//	│ stream │ TEXT NOT NULL    │ store.Event.Stream: a run, a serve stream   │
+//	│ seq    │ INTEGER NOT NULL │ the publisher's number, from 1              │
+//	│ kind   │ TEXT NOT NULL    │ the event's kind                            │
+//	│ time   │ TEXT NOT NULL    │ when it was published                       │
+//	│ body   │ TEXT NOT NULL    │ JSON of the event as the API sends it       │
+//	└────────┴──────────────────┴─────────────────────────────────────────────┘
+//	PRIMARY KEY (stream, seq); a stored (stream, seq) is skipped on insert
+//
+// Events are written through a second pool of one connection with
+// synchronous NORMAL (events.go): its commits append to the WAL without an
+// fsync, and the next commit of the main pool (synchronous FULL) makes them
+// durable with its own fsync of the WAL. Events thus cost the run no fsync;
+// a power failure may lose the latest ones, never corrupt the file.
+//
 // The body column holds everything an entry says; the other columns copy
 // the fields a person or a query needs (sqlite3 sessions.db 'select kind,
 // time from entries where key = ...'). Loading decodes the body and takes
@@ -142,8 +159,9 @@
 // the missing migrations and sets user_version: a crash or a failure leaves
 // the old version whole, and of two processes opening an old file at once
 // the second waits for the first's commit and finds nothing to do.
-// Version 1 -> 2 only adds tables and indexes; no row is rewritten
-// (testdata/v1.db is a store written by a version-1 flower).
+// Versions 1 -> 2 and 2 -> 3 only add tables and indexes; no row is
+// rewritten (testdata/v1.db and testdata/v2.db are stores written by a
+// version-1 and a version-2 flower; TestMigrateV1, TestMigrateV2).
 //
 // # Entry body
 //

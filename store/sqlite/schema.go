@@ -85,6 +85,18 @@ var migrations = [][]string{
 		`CREATE INDEX results_run_seq ON results(run, seq)`,
 		`CREATE INDEX entries_key_kind_seq ON entries(key, kind, seq)`,
 	},
+	// 2 -> 3: the event log, so a UI resumes a stream after a restart
+	// (issue 14). Keyed by (stream, seq): no rowid, the key is the order.
+	{
+		`CREATE TABLE events (
+		stream TEXT NOT NULL,
+		seq    INTEGER NOT NULL,
+		kind   TEXT NOT NULL,
+		time   TEXT NOT NULL,
+		body   TEXT NOT NULL,
+		PRIMARY KEY (stream, seq)
+	) WITHOUT ROWID`,
+	},
 }
 
 // tables[v] are the tables a store of version v has.
@@ -92,6 +104,7 @@ var tables = [][]string{
 	nil,
 	{"entries", "meta", "summaries"},
 	{"entries", "meta", "summaries", "runs", "threads", "bindings", "results"},
+	{"entries", "meta", "summaries", "runs", "threads", "bindings", "results", "events"},
 }
 
 // probe checks the file before the pool opens it. The pool's connections

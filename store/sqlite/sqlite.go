@@ -44,6 +44,9 @@ type DB struct {
 	wmu sync.Mutex
 
 	stmts statements // prepared once, reused on the hot path
+
+	// ev writes the event log without an fsync of its own (events.go).
+	ev *sql.DB
 }
 
 // Open opens the store at path, creating the file (mode 0600) and its parent
@@ -65,7 +68,7 @@ func Open(path string) (*DB, error) {
 	// Keep a few idle connections: a closed connection takes its prepared
 	// statements with it.
 	db.SetMaxIdleConns(4)
-	d := &DB{path: path, db: db}
+	d := &DB{path: path, db: db, ev: openEvents(path)}
 	if err := d.init(context.Background()); err != nil {
 		d.Close()
 		return nil, err
@@ -163,5 +166,5 @@ func fileURI(path string, q url.Values) string {
 func (d *DB) Close() error {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
-	return errors.Join(d.stmts.close(), d.db.Close())
+	return errors.Join(d.stmts.close(), d.db.Close(), d.ev.Close())
 }

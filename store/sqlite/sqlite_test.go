@@ -196,7 +196,7 @@ func TestSchemaMismatch(t *testing.T) {
 			if !errors.Is(err, store.ErrSchema) {
 				t.Fatalf("Open = %v, want ErrSchema", err)
 			}
-			want := fmt.Sprintf(`%s: schema version %d, this flower reads 2: run "flower --reset" to start a new store`, path, version)
+			want := fmt.Sprintf(`%s: schema version %d, this flower reads 3: run "flower --reset" to start a new store`, path, version)
 			if got := err.Error(); got != want {
 				t.Errorf("error text\n got %s\nwant %s", got, want)
 			}

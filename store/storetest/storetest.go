@@ -59,6 +59,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CommitCancelled", testCommitCancelled},
 		{"CommitMeta", testCommitMeta},
 		{"RunReadsCancelled", testRunReadsCancelled},
+		{"Events", testEvents},
+		{"EventsDuplicate", testEventsDuplicate},
+		{"EventsInvalid", testEventsInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,86 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/flower-run/flower/store"
+)
+
+var _ store.Events = (*DB)(nil)
+
+// AppendEvents writes events in one transaction with synchronous_commit
+// off: the server acknowledges the commit before its WAL record is flushed
+// (a server crash may lose the latest events, never corrupt anything), and
+// the next commit of run state, which waits for its flush, flushes these
+// records too. Events thus add no wait for a disk to the run (issue 14).
+// They go through the pool, not a lease's connection: they are derived
+// data, and a duplicate (stream, seq) is skipped.
+func (d *DB) AppendEvents(ctx context.Context, evs ...store.Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	if err := store.CheckEvents(evs); err != nil {
+		return err
+	}
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		b.Queue(`SET LOCAL synchronous_commit = off`)
+		for _, e := range evs {
+			b.Queue(`INSERT INTO events (stream, seq, kind, time, body) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+				e.Stream, e.Seq, e.Kind, column(e.Time), string(e.Body))
+		}
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		return fmt.Errorf("append events: %w", err)
+	}
+	return nil
+}
+
+// EventsAfter returns the events of stream after seq after.
+func (d *DB) EventsAfter(ctx context.Context, stream string, after int64, limit int) ([]store.Event, error) {
+	q := `SELECT seq, kind, time, body FROM events WHERE stream = $1 AND seq > $2 ORDER BY seq`
+	args := []any{stream, after}
+	if limit > 0 {
+		q += ` LIMIT $3`
+		args = append(args, limit)
+	}
+	rows, err := d.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("events of %s: %w", stream, err)
+	}
+	defer rows.Close()
+	var out []store.Event
+	for rows.Next() {
+		e := store.Event{Stream: stream}
+		var at, body string
+		if err := rows.Scan(&e.Seq, &e.Kind, &at, &body); err != nil {
+			return nil, fmt.Errorf("events of %s: %w", stream, err)
+		}
+		if e.Time, err = time.Parse(timeLayout, at); err != nil {
+			return nil, fmt.Errorf("events of %s: seq %d: time %q: %w", stream, e.Seq, at, err)
+		}
+		e.Body = []byte(body)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("events of %s: %w", stream, err)
+	}
+	return out, nil
+}
+
+// LastEvent is the highest seq of stream.
+func (d *DB) LastEvent(ctx context.Context, stream string) (int64, error) {
+	var n *int64
+	if err := d.pool.QueryRow(ctx, `SELECT max(seq) FROM events WHERE stream = $1`, stream).Scan(&n); err != nil {
+		return 0, fmt.Errorf("last event of %s: %w", stream, err)
+	}
+	if n == nil {
+		return 0, nil
+	}
+	return *n, nil
+}
