@@ -15,7 +15,7 @@ var errStopped = errors.New("interrupted")
 // cancels it; an interrupt that arrived between turns cancels it at once.
 // done must be called when the turn's work is over.
 func (r *Runtime) beginTurn(ctx context.Context, top bool) (context.Context, func()) {
-	turn, cancel := context.WithCancelCause(ctx)
+	turn, cancel := context.WithCancelCause(context.WithValue(ctx, outerKey{}, ctx))
 	if !top {
 		return turn, func() { cancel(nil) }
 	}
@@ -31,6 +31,21 @@ func (r *Runtime) beginTurn(ctx context.Context, top bool) (context.Context, fun
 		r.mu.Unlock()
 		cancel(nil)
 	}
+}
+
+// outerKey keys the context a turn was made from: an effect runs on it, so
+// an interrupt never cuts a running effect (seed 004: the interrupt is
+// cooperative; a killed Bash would be an ambiguous effect). Only a
+// cancelled run (Ctrl-C twice, a signal) cuts it.
+type outerKey struct{}
+
+// effectContext is the context an effect runs on within turn: the turn's
+// outer context when there is one, else turn.
+func effectContext(turn context.Context) context.Context {
+	if outer, ok := turn.Value(outerKey{}).(context.Context); ok {
+		return outer
+	}
+	return turn
 }
 
 // takeInterrupt returns the text of the interrupt that cut this turn.
@@ -51,7 +66,7 @@ func (r *Runtime) takeInterrupt(turn context.Context, top bool) (string, bool) {
 // next message (R2.8). The record and the note are one write: a process
 // killed between two writes would lose what the person said. It never
 // counts as a failed attempt.
-func (s *session) interrupted(ctx context.Context, text string) error {
+func (s *session) interrupted(ctx context.Context, text string, cut bool) error {
 	entries := []store.Entry{{Kind: store.KindInterrupt, Text: text}}
 	if text != "" {
 		entries = append(entries, userText(text))
@@ -59,7 +74,9 @@ func (s *session) interrupted(ctx context.Context, text string) error {
 	if err := s.append(ctx, entries...); err != nil {
 		return err
 	}
-	s.emit(event.Event{Kind: event.Interrupt, Text: text})
+	// cut: a model answer was streaming; nothing of it is stored, but its
+	// tokens so far are billed.
+	s.emit(event.Event{Kind: event.Interrupt, Text: text, Payload: map[string]any{"model_cut": cut}})
 	if text == "" {
 		return errStopped
 	}

@@ -159,7 +159,7 @@ func (s *session) loop(ctx context.Context) error {
 			return nil
 		}
 		if s.spec.MaxBudget > 0 && s.res.Cost >= s.spec.MaxBudget {
-			return fmt.Errorf("%w: $%.4f of $%.2f", ErrBudget, s.res.Cost, s.spec.MaxBudget)
+			return fmt.Errorf("%w: %s of %s", ErrBudget, model.USD(s.res.Cost), model.USD(s.spec.MaxBudget))
 		}
 	}
 }
@@ -172,7 +172,7 @@ func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, e
 	resp, err = s.call(turn)
 	cut := err != nil // the call failed, as an interrupt makes it
 	if err == nil {
-		err = s.commit(turn, resp)
+		err = s.commit(ctx, resp) // an answer received is stored, interrupt or not
 	}
 	if err == nil && len(resp.Message.ToolUses()) > 0 {
 		err = s.answerCalls(turn, resp)
@@ -181,7 +181,7 @@ func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, e
 	// An interrupt explains a failed call, never a failed write or a
 	// discard: those end the run whatever the person asked.
 	if text, ok := s.rt.takeInterrupt(turn, s.top); ok && (err == nil || cut) {
-		if err := s.interrupted(ctx, text); err != nil {
+		if err := s.interrupted(ctx, text, cut); err != nil {
 			return nil, false, err
 		}
 		return nil, true, nil
@@ -199,8 +199,8 @@ func (s *session) call(ctx context.Context) (*model.Response, error) {
 	retry := s.rt.retry
 	retry.OnRetry = func(n resilience.Notice) { s.emit(n.Event()) }
 	var resp *model.Response
-	attempts, err := retry.Do(ctx, func(ctx context.Context, _ int) error {
-		r, err := s.rt.provider.Stream(ctx, req, nil)
+	attempts, err := retry.Do(ctx, func(ctx context.Context, attempt int) error {
+		r, err := s.rt.provider.Stream(ctx, req, s.deltas(attempt))
 		if err != nil && ctx.Err() == nil {
 			s.recordAPIError(ctx, err)
 		}

@@ -195,8 +195,12 @@ func (r *Runtime) key(id, sub string) string {
 
 // Interrupt asks the running agent to stop at the next message boundary and
 // continue its session with text as the next user message; empty text just
-// stops it (R2.8). Safe from any goroutine; a newer interrupt replaces an
-// older one not yet taken.
+// stops it (R2.8). It is cooperative (seed 004): a running effect (Bash,
+// Write, Edit, a subagent's Task) finishes and its result is stored, and
+// the calls after it are answered as cut without running; a model answer
+// streaming is cut at once (nothing of it is stored; its tokens so far are
+// billed) and a pure call (a read, a question waiting) too. Safe from any
+// goroutine; a newer interrupt replaces an older one not yet taken.
 func (r *Runtime) Interrupt(text string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
 )
@@ -47,7 +48,7 @@ func (t *taskTool) Run(ctx context.Context, input json.RawMessage) (tool.Result,
 		// A child's MaxBudget of 0 or less would mean no limit at all.
 		spec.MaxBudget = parent.spec.MaxBudget - parent.res.Cost
 		if spec.MaxBudget <= 0 {
-			return tool.Errorf("Not run: the budget of $%.2f is spent.", parent.spec.MaxBudget), nil
+			return tool.Errorf("Not run: the budget of %s is spent.", model.USD(parent.spec.MaxBudget)), nil
 		}
 	}
 	label := in.Description

@@ -173,6 +173,9 @@ func (s *session) runTool(ctx context.Context, c resume.Call) (op store.Op, err 
 		}
 	}
 	op.Class = t.Class().String()
+	if t.Class() == tool.Effect {
+		ctx = effectContext(ctx) // an interrupt waits for it to finish
+	}
 	res, err := safeRun(withCall(ctx, callInfo{id: u.ID, s: s}), t, u)
 	switch {
 	case errors.Is(err, ErrDiscarded):

@@ -27,9 +27,19 @@ const (
 	Interrupt  Kind = "interrupt"   // a cooperative interrupt took effect
 )
 
-// Kinds lists every kind, in the order of R6.1.
+// Delta is a piece of model text or reasoning as it streams in, before the
+// response is complete (issue 11): Text holds the new piece only, and
+// payload "thinking" is true for reasoning. Nothing of it is stored: the
+// whole response follows as Text and Thinking events once it is durable,
+// and a call that fails or is interrupted mid-stream leaves deltas with no
+// whole event after them (payload "attempt" numbers the call's attempt, so
+// a consumer can drop what a retry repeats). A consumer that wants only
+// whole messages ignores this kind.
+const Delta Kind = "delta"
+
+// Kinds lists every kind, in the order of R6.1, then Delta.
 var Kinds = []Kind{Init, Text, Thinking, ToolCall, ToolResult, Denied, Error,
-	Reset, Usage, Result, Ask, Retry, Step, Handoff, Interrupt}
+	Reset, Usage, Result, Ask, Retry, Step, Handoff, Interrupt, Delta}
 
 // Event is one thing that happened. Raw holds the provider's own value for
 // in-process consumers and never leaves the process: it is not serialized.

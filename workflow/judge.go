@@ -66,12 +66,19 @@ func lastVerdict(entries []store.Entry) (Verdict, bool) {
 	return v, found
 }
 
+// NoRework as Judge.Rounds judges once and sends no findings back: the
+// zero value keeps its default of 3 (issue 11: --rounds 0 means none).
+const NoRework = -1
+
 // judge runs verdict rounds: a fresh judge each round (R3.8), findings of a
 // failed verdict back to the work session as work#round<N> (R3.15).
 func (r *runner) judge(ctx context.Context, out Outcome) (Outcome, *agent.Result, error) {
 	j := r.w.Judge
 	rounds := j.Rounds
-	if rounds <= 0 {
+	switch {
+	case rounds == NoRework:
+		rounds = 0
+	case rounds <= 0:
 		rounds = 3
 	}
 	if res, err := r.finishRework(ctx); res != nil || err != nil {

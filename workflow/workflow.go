@@ -54,7 +54,7 @@ type Judge struct {
 	Spec   agent.Spec // its tools must include "verdict"
 	Prompt string
 	Work   string // the step that receives findings
-	Rounds int    // work rounds after failed verdicts; 0 means 3
+	Rounds int    // work rounds after failed verdicts; 0 means 3, NoRework none
 	// Context, when set, is appended to Prompt as each round starts (see
 	// Step.Context).
 	Context func() string

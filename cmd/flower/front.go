@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
@@ -75,6 +76,7 @@ func terminal(out io.Writer, stdin io.Reader) frontEnd {
 				return false
 			}
 			run.rt.Interrupt(line) // empty: just stop
+			r.Stopping()
 			return true
 		}
 		reading.Store(true)
@@ -90,7 +92,9 @@ func terminal(out io.Writer, stdin io.Reader) frontEnd {
 					say("  input closed (Ctrl-D): typed lines are no longer read; a question waits for its timeout, Ctrl-C stops")
 				}})
 		}()
-		return func() { cancel(); a.wait() }, nil
+		spun := make(chan struct{})
+		go func() { defer close(spun); r.Spin(ctx, spinEvery) }()
+		return func() { cancel(); a.wait(); <-spun }, nil
 	}}
 	// The first Ctrl-C gives the person a chance to add a note (R3.7): the
 	// next line they type becomes the interrupt's message. With nobody
@@ -100,11 +104,15 @@ func terminal(out io.Writer, stdin io.Reader) frontEnd {
 			return false
 		}
 		noting.Store(true)
-		fmt.Fprintln(w, "\nflower: interrupting. Type a note for the agent and press Enter to continue with it, or Enter alone to stop. (Ctrl-C again exits now; in-flight subagent work is lost.)")
+		r.Hold(true) // the spinner would hide the note being typed
+		fmt.Fprintln(w, "\nflower: interrupting. Type a note for the agent and press Enter to continue with it, or Enter alone to stop. It stops after the current tool, which is never killed. (Ctrl-C again exits at once, cutting the tool.)")
 		return true
 	}
 	return fe
 }
+
+// spinEvery is how often the spinner line moves.
+const spinEvery = 100 * time.Millisecond
 
 // asides runs oracle questions typed in the terminal, each in its own
 // goroutine so the input reader goes on answering questions meanwhile.

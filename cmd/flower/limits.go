@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/workflow"
 )
 
 // checkLimits refuses limits that would silently do nothing or the wrong
@@ -44,4 +45,13 @@ func checkRounds(rounds int) error {
 		return usageErr("--rounds %d: give 0 or more work rounds after a failed verdict", rounds)
 	}
 	return nil
+}
+
+// judgeRounds maps --rounds to the judge's: 0 is no work round after a
+// failed verdict (the judge's own zero value means its default).
+func judgeRounds(rounds int) int {
+	if rounds == 0 {
+		return workflow.NoRework
+	}
+	return rounds
 }

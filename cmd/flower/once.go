@@ -122,7 +122,16 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	o := newOnceOutput(f.format, out)
 	spec := agent.Spec{Name: "once", Instructions: onceInstructions, Model: b.model,
 		MaxTurns: f.maxTurns, MaxBudget: f.budget}
+	stopSpin := func() {}
+	if r := o.r; r != nil { // the live transcript: a spinner from the first model call (issue 11)
+		r.Begin("once")
+		spinCtx, cancel := context.WithCancel(ctx)
+		spun := make(chan struct{})
+		go func() { defer close(spun); r.Spin(spinCtx, spinEvery) }()
+		stopSpin = func() { cancel(); <-spun }
+	}
 	res := rt.Run(ctx, spec, prompt, agent.RunOptions{Resume: f.resume, Fork: f.fork, Sink: redacting(knownSecrets(cfg), o.sink)})
+	stopSpin()
 	o.done(res)
 	return onceExit(ctx, res)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/front/term"
+	"github.com/flower-run/flower/model"
 )
 
 // Output formats of flower once, as Claude Code's -p has them: the
@@ -117,7 +118,7 @@ type onceResult struct {
 func (o *onceOutput) done(res agent.Result) {
 	switch o.format {
 	case formatHuman:
-		fmt.Fprintf(o.out, "\nsession %s · %d turns · $%.4f · context %s\n", res.SessionID, res.Turns, res.Cost, kilo(res.Context))
+		fmt.Fprintf(o.out, "\nsession %s · %d turns · %s · context %s\n", res.SessionID, res.Turns, model.USD(res.Cost), kilo(res.Context))
 	case formatText:
 		if res.Text != "" {
 			fmt.Fprintln(o.out, res.Text)

@@ -83,7 +83,7 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	fl.BoolVar(&f.fresh, "new", false, "archive the current thread (lineage, brief, goals) and start TASK afresh")
 	fl.Float64Var(&f.timeout, "timeout", 1800, "seconds a question waits for you; 0: unattended (never wait); -1: forever")
 	fl.IntVar(&f.maxAsks, "max-asks", -1, "questions the agent may ask; -1: unlimited; 0: never")
-	fl.IntVar(&f.rounds, "rounds", 3, "work rounds after a failed verdict (reset on every wake)")
+	fl.IntVar(&f.rounds, "rounds", 3, "work rounds after a failed verdict (0: judge once, no rework; reset on every wake)")
 	fl.BoolVar(&f.noRestore, "no-restore", false, "start a new run instead of finishing a cut one (the cut run stays in flight: flower ps, flower --run ID)")
 	fl.StringVar(&f.runID, "run", "", "finish this in-flight run (flower ps lists them) instead of the newest")
 	fl.IntVar(&f.maxTurns, "max-turns", 100, "model responses per step")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/front/web"
 )
 
@@ -43,9 +43,14 @@ the page's address, with a token that every request must carry:
 
 The same token as "Authorization: Bearer <token>" opens the JSON API:
 GET /events?after=N, GET /asks, POST /answer {id,text}, /decline {id,reason},
-/send {text}, /interrupt {text}, /oracle {question}. FLOWER_TOKEN sets the
-token; otherwise a new one is made each time. The server listens on
-loopback only, unless --allow-remote. Ctrl-C works as in the terminal.`,
+/send {text}, /interrupt {text}, /oracle {question}, /wake {text}. FLOWER_TOKEN
+sets the token; otherwise a new one is made each time. The server listens on
+loopback only, unless --allow-remote. Ctrl-C works as in the terminal.
+
+When the run ends the server stays up: the page keeps the whole history
+and the verdict, and starts the next wake (a phrase, or empty to continue)
+until Ctrl-C, which exits as the last wake did. Unattended (--timeout 0) it
+exits when the run ends.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			token, err := web.Token(os.Getenv)
@@ -67,8 +72,7 @@ loopback only, unless --allow-remote. Ctrl-C works as in the terminal.`,
 				return serveRuns(cmd.Context(), g, l, token, cmd.OutOrStdout())
 			}
 			phrase := strings.TrimSpace(strings.Join(args, " "))
-			out := cmd.OutOrStdout()
-			return wakeWith(cmd.Context(), g, f, phrase, out, served(out, l, token))
+			return serveWakes(cmd.Context(), g, f, phrase, cmd.OutOrStdout(), l, token)
 		},
 	}
 	fl := cmd.Flags()
@@ -83,28 +87,39 @@ loopback only, unless --allow-remote. Ctrl-C works as in the terminal.`,
 	return cmd
 }
 
-// served is the HTTP and Web front end on l: the events go to a broker
-// that the API and the WebSockets read; the server runs while the run does.
-func served(out io.Writer, l net.Listener, token string) frontEnd {
-	events := event.NewBroker(0)
-	return frontEnd{sink: events.Publish, attach: func(ctx context.Context, run wakeRun) (func(), error) {
-		srv, err := web.New(web.Options{Token: token, Events: events, Channel: run.ch,
-			Interrupt: run.rt.Interrupt, Oracle: run.oracle.Ask})
-		if err != nil {
-			return nil, &exitError{code: exitFailed, err: err}
+// serveWakes runs wakes behind one server: the first with phrase, the
+// next ones as the page asks, until Ctrl-C (issue 11). Unattended
+// (--timeout 0), after a usage error or a terminating signal it ends with
+// the first wake, as flower [TASK] does. It exits as the last wake did.
+func serveWakes(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, l net.Listener, token string) error {
+	h, err := newHub(l, token)
+	if err != nil {
+		return err
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- h.srv.Serve(sctx, l) }()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			fmt.Fprintln(os.Stderr, "flower:", err)
 		}
-		events.Publish(event.Event{Kind: event.Step, Text: run.banner,
-			Payload: map[string]any{"banner": true, "wake": run.wake, "workspace": run.ws}})
-		fmt.Fprintf(out, "flower: open %s\n", web.URL(l, token))
-		ctx, cancel := context.WithCancel(ctx)
-		served := make(chan error, 1)
-		go func() { served <- srv.Serve(ctx, l) }()
-		return func() {
-			cancel()
-			if err := <-served; err != nil {
-				fmt.Fprintln(os.Stderr, "flower:", err)
-			}
-			events.Close()
-		}, nil
-	}}
+		h.events.Close()
+	}()
+	sig, stop := idleSignals()
+	defer stop()
+	for {
+		err := wakeWith(ctx, g, f, phrase, out, h.frontEnd(out))
+		drain(sig)
+		var ee *exitError
+		if f.timeout == 0 || killedBy.Load() != nil || exitNow.Load() || (errors.As(err, &ee) && ee.code == exitUsage) {
+			return err
+		}
+		h.ended(out, err)
+		next, ok := h.waitNext(ctx, sig)
+		if !ok {
+			return err
+		}
+		phrase, f.fresh, f.noRestore, f.runID = next, false, false, ""
+	}
 }

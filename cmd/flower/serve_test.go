@@ -248,6 +248,8 @@ func (c *client) events(ctx context.Context, stop func(kind string, payload map[
 	}
 }
 
+var runEnded = regexp.MustCompile(`flower: the run ended; the page stays up`)
+
 func asked(kind string, p map[string]any) bool { return kind == "ask" && p["state"] == "asked" }
 
 func bounded(t *testing.T) context.Context {
@@ -298,6 +300,14 @@ func TestServeRunsTheWorkflowSteeredOverHTTP(t *testing.T) {
 	if code, body = c.do("POST", "/answer", `{"id":"q1","text":"blue"}`, c.token); code != http.StatusOK || !strings.Contains(body, `"ok":true`) {
 		t.Fatalf("POST /answer: %d %s", code, body)
 	}
+	// The run ends; the server stays up with the whole history and the
+	// verdict, until Ctrl-C (issue 11).
+	s.waitOutput(runEnded)
+	if code, body := c.do("GET", "/events", "", c.token); code != http.StatusOK ||
+		!strings.Contains(body, `"ended":true`) || !strings.Contains(body, `"ok":true`) || !strings.Contains(body, `"banner":true`) {
+		t.Errorf("GET /events after the run: %d %s", code, body)
+	}
+	s.cmd.Process.Signal(os.Interrupt)
 	if code := s.wait(); code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, s.stdout, s.stderr)
 	}
@@ -327,10 +337,12 @@ func TestServeCtrlCStopsLikeTheTerminal(t *testing.T) {
 	c := &client{t: t, base: m[1], token: m[2]}
 	c.events(bounded(t), asked)
 	s.cmd.Process.Signal(os.Interrupt)
+	s.waitOutput(runEnded) // the page stays up; Ctrl-C again exits as the run ended
+	s.cmd.Process.Signal(os.Interrupt)
 	if code := s.wait(); code != exitInterrupted {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, s.stdout, s.stderr)
 	}
-	if errs := s.stderr.String(); !strings.Contains(errs, "next message boundary") || !strings.Contains(errs, "subagent work is lost") {
+	if errs := s.stderr.String(); !strings.Contains(errs, "stopping after the current tool") || !strings.Contains(errs, "Ctrl-C again exits at once") {
 		t.Errorf("stderr:\n%s", errs)
 	}
 }
@@ -404,5 +416,41 @@ func TestTerminalOracleLine(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "runs", "aside", "sessions.db")); err != nil {
 		t.Errorf("no aside store: %v", err)
+	}
+}
+
+// With --model demo the run ends in a moment, and the page can still open:
+// the server stays up with the history and the verdict, and the page
+// starts the next wake with a phrase; Ctrl-C then exits as the last wake
+// did (issue 11).
+func TestServeStaysUpAndStartsTheNextWake(t *testing.T) {
+	dir := t.TempDir()
+	s := startServing(t, dir, nil, "serve", "--model", "demo", "write a greeting file")
+	m := s.waitOutput(servedURL)
+	c := &client{t: t, base: m[1], token: m[2]}
+	s.waitOutput(runEnded)
+	if code, body := c.do("GET", "/?token="+c.token, "", ""); code != http.StatusOK || !strings.Contains(body, "The run has ended") {
+		t.Fatalf("the page after the run: %d", code)
+	}
+	code, body := c.do("GET", "/events", "", c.token)
+	if code != http.StatusOK || !strings.Contains(body, `"ended":true`) || !strings.Contains(body, `"kind":"result"`) {
+		t.Fatalf("GET /events after the run: %d %s", code, body)
+	}
+	if code, body := c.do("POST", "/wake", `{"text":"also say goodbye"}`, c.token); code != http.StatusOK {
+		t.Fatalf("POST /wake: %d %s", code, body)
+	}
+	twice := regexp.MustCompile(`(?s)the page stays up.*the page stays up`)
+	s.waitOutput(twice)
+	brief, _ := os.ReadFile(filepath.Join(dir, ".flower", "notes", "brief.md"))
+	if !strings.Contains(string(brief), "also say goodbye") {
+		t.Errorf("the next wake's phrase is not in the brief:\n%s", brief)
+	}
+	_, body = c.do("GET", "/events", "", c.token)
+	if n := strings.Count(body, `"banner":true`); n != 2 {
+		t.Errorf("%d banners in the history, want one per wake", n)
+	}
+	s.cmd.Process.Signal(os.Interrupt)
+	if code := s.wait(); code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, s.stdout, s.stderr)
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -60,7 +59,7 @@ func runShow(ctx context.Context, g *globals, id string, raw bool, out io.Writer
 		return usageErr("no session %s for workspace %s in %s", id, ws, path)
 	}
 	if raw {
-		enc := json.NewEncoder(out)
+		enc := plainEncoder(out)
 		for _, e := range entries {
 			if err := enc.Encode(e); err != nil {
 				return err
@@ -82,7 +81,7 @@ func printMessages(w io.Writer, msgs []model.Message) {
 			case *model.Thinking:
 				fmt.Fprintln(w, "(thinking) "+term.Clean(v.Thinking))
 			case *model.ToolUse:
-				fmt.Fprintf(w, "[%s] %s\n", term.Clean(v.Name), term.Clean(string(v.Input)))
+				fmt.Fprintf(w, "[%s] %s\n", term.Clean(v.Name), term.Clean(plainJSON(v.Input)))
 			case *model.ToolResult:
 				mark := "↳"
 				if v.IsError {

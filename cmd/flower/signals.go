@@ -36,9 +36,10 @@ func interruptible(ctx context.Context, rt *agent.Runtime, w io.Writer, first fu
 					cancel(workflow.ErrKilledBySignal)
 				case n == 1 && first != nil && first(rt, w):
 				case n == 1:
-					fmt.Fprintln(w, "\nflower: stopping at the next message boundary (Ctrl-C again to exit now; in-flight subagent work is lost)")
+					fmt.Fprintln(w, "\nflower: stopping after the current tool (a model answer streaming is cut now, its tokens are paid); Ctrl-C again exits at once, cutting the tool")
 					rt.Interrupt("")
 				default:
+					exitNow.Store(true)
 					cancel(context.Canceled)
 				}
 			case <-done:
@@ -48,6 +49,10 @@ func interruptible(ctx context.Context, rt *agent.Runtime, w io.Writer, first fu
 	}()
 	return ctx, func() { signal.Stop(sig); close(done); cancel(nil) }
 }
+
+// exitNow is set by a second Ctrl-C: flower serve then exits too, instead
+// of staying up for the next wake.
+var exitNow atomic.Bool
 
 // killedBy holds the terminating signal that stopped the run, if any.
 var killedBy atomic.Value

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flower-run/flower/front/term"
+	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/workflow"
 	"github.com/flower-run/flower/workflow/starter"
@@ -98,7 +99,7 @@ func lastRun(s store.Store, ws string, out io.Writer) {
 		for _, row := range rows {
 			cost += row.CostUSD
 		}
-		fmt.Fprintf(out, "last run   %s %s · $%.4f\n", r.ID, status(r), cost)
+		fmt.Fprintf(out, "last run   %s %s · %s\n", r.ID, status(r), model.USD(cost))
 		if r.Findings != "" {
 			fmt.Fprintf(out, "verdict    %s\n", term.Clean(firstLineOf(r.Findings)))
 		}

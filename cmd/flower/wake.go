@@ -15,6 +15,7 @@ import (
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/human"
+	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/wake"
@@ -165,7 +166,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	line := banner(ws, st, s, cut) + instructionsNote(ws)
+	line := banner(ws, st, s, cut) + "  · " + b.describe() + instructionsNote(ws)
 	fmt.Fprintln(out, line)
 	if !st.Waking && strings.TrimSpace(st.Brief) != "" {
 		fmt.Fprintf(out, "note: ignored %s: it lacks its four sections (%s)\n", starter.BriefPath, strings.Join(starter.BriefSections, ", "))
@@ -186,7 +187,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	defer detach()
 	flow := func(task, said, phrase string) *workflow.Workflow {
 		return starter.New(starter.Options{Workspace: ws, Task: task, Said: said, Phrase: phrase, Model: b.model,
-			Rounds: f.rounds, MaxTurns: f.maxTurns, Budget: f.budget, Keep: s, Recheck: f.recheck})
+			Rounds: judgeRounds(f.rounds), MaxTurns: f.maxTurns, Budget: f.budget, Keep: s, Recheck: f.recheck})
 	}
 	outc := plan.Drive(ctx, rt, workflow.Options{RunDir: g.runDir, Sink: sink, Locked: true}, flow)
 	if startOver.Load() {
@@ -310,7 +311,7 @@ func timeout(s float64) time.Duration {
 func wakeExit(ctx context.Context, o workflow.Outcome, cost float64, out io.Writer) error {
 	switch {
 	case o.Passed:
-		fmt.Fprintf(out, "\n✓ verdict passed · run %s · $%.4f\n", o.Run, cost)
+		fmt.Fprintf(out, "\n✓ verdict passed · run %s · %s\n", o.Run, model.USD(cost))
 		return nil
 	case o.Interrupted || ctx.Err() != nil:
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("stopped: run flower again here to continue where it stopped")}
@@ -319,7 +320,7 @@ func wakeExit(ctx context.Context, o workflow.Outcome, cost float64, out io.Writ
 	case o.Err != nil:
 		return &exitError{code: exitFailed, err: fmt.Errorf("%v (run flower again here to retry)", o.Err)}
 	}
-	fmt.Fprintf(out, "\n✗ verdict failed after the last round · run %s · $%.4f\n%s\n", o.Run, cost, term.Clean(o.Verdict))
+	fmt.Fprintf(out, "\n✗ verdict failed after the last round · run %s · %s\n%s\n", o.Run, model.USD(cost), term.Clean(o.Verdict))
 	return &exitError{code: exitFailed, err: fmt.Errorf(`the judge did not pass the work: run flower again to keep working, or flower "what to change"`)}
 }
 

@@ -373,7 +373,7 @@ func TestBareWakeAfterFinishedRun(t *testing.T) { // R3.1, R3.5, R3.8, R3.9, R3.
 	}
 	// The bare wake after the passed run counted as a wake (seed 000: woke),
 	// so the first --no-restore wake is the thread's third.
-	banner := regexp.MustCompile(`^<- continuing in \S+  brief confirmed · 3 goals · work context [0-9.]+K? · wake 3\n`)
+	banner := regexp.MustCompile(`^<- continuing in \S+  brief confirmed · 3 goals · work context [0-9.]+K? · wake 3  · model \S+ · [^\n]+\n`)
 	if !banner.MatchString(outs[0].stdout) {
 		t.Errorf("wake 2 banner (R3.12):\n%s", outs[0].stdout)
 	}
@@ -777,7 +777,7 @@ func TestCtrlCStopsAtABoundary(t *testing.T) { // R2.8, R3.7
 	p := startFlower(t, dir, env, false, args(testTask)...)
 	tr.arm(p)
 	first := p.wait()
-	if first.code != exitInterrupted || !strings.Contains(first.stderr, "stopping at the next message boundary") {
+	if first.code != exitInterrupted || !strings.Contains(first.stderr, "stopping after the current tool") {
 		t.Fatalf("Ctrl-C: exit %d\n%s%s", first.code, first.stdout, first.stderr)
 	}
 	l := readLineage(t, dir)

@@ -9,21 +9,53 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/flower-run/flower/event"
 )
 
-// Renderer prints events. Colour is used only on a terminal and never when
-// NO_COLOR is set.
+// Renderer prints events. On a terminal it streams model text as it
+// arrives and keeps a spinner line while the model or a tool works; colour
+// and the spinner are used only on a terminal, and never when NO_COLOR is
+// set or TERM is dumb: then, and when w is not a terminal, it prints plain
+// lines (issue 11).
 type Renderer struct {
-	mu    sync.Mutex // guards w: events may come from several goroutines
+	mu    sync.Mutex // guards w and live: events may come from several goroutines
 	w     io.Writer
-	color bool
+	color bool // colour and the spinner
+	live  live
 }
 
-// NewRenderer renders to w; colour when w is a terminal and NO_COLOR is unset.
+// NewRenderer renders to w, deciding from w and the environment how.
 func NewRenderer(w io.Writer) *Renderer {
-	return &Renderer{w: w, color: isTerminal(w) && os.Getenv("NO_COLOR") == ""}
+	tty := isTerminal(w)
+	return NewRendererWith(w, Style{Stream: tty, Fancy: tty && plainEnv(os.Getenv) == ""})
+}
+
+// Style is how a Renderer prints.
+type Style struct {
+	Stream bool             // print model text as it streams (a terminal)
+	Fancy  bool             // colour and a spinner line (a terminal that takes escapes)
+	Now    func() time.Time // the spinner's clock; nil is time.Now
+}
+
+// NewRendererWith renders to w in style s.
+func NewRendererWith(w io.Writer, s Style) *Renderer {
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	return &Renderer{w: w, color: s.Fancy, live: live{stream: s.Stream, spin: s.Fancy, now: s.Now}}
+}
+
+// plainEnv names the setting that asks for plain output, or is "".
+func plainEnv(getenv func(string) string) string {
+	switch {
+	case getenv("NO_COLOR") != "":
+		return "NO_COLOR"
+	case getenv("TERM") == "dumb":
+		return "TERM=dumb"
+	}
+	return ""
 }
 
 func isTerminal(w io.Writer) bool {
@@ -43,30 +75,44 @@ const (
 	reset  = "\x1b[0m"
 )
 
-// Render prints one event; kinds it does not show are skipped.
+// Render prints one event; kinds it does not show are skipped. Streamed
+// text is printed as it comes, and the whole text that follows it is not
+// printed again.
 func (r *Renderer) Render(e event.Event) {
 	e = cleanEvent(e) // untrusted text prints as text; our colours come after
-	line, style := r.format(e)
-	if line == "" {
-		return
-	}
-	if sub, ok := e.Payload["subagent"].(string); ok && sub != "" {
-		line = indent("  ["+sub+"] ", line)
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	sub, _ := e.Payload["subagent"].(string)
+	if sub == "" && r.streamed(e) {
+		return
+	}
+	r.live.track(e, sub != "")
+	line, style := r.format(e)
+	if line == "" {
+		r.redraw()
+		return
+	}
+	if sub != "" {
+		line = indent("  ["+sub+"] ", line)
+	}
+	r.endLine()
 	if r.color && style != "" {
 		line = style + line + reset
 	}
 	fmt.Fprintln(r.w, line)
+	r.redraw()
 }
+
+// modelText is the one place where text the model wrote is turned into
+// what is printed (streamed or whole).
+func modelText(s string) string { return s }
 
 func (r *Renderer) format(e event.Event) (string, string) {
 	switch e.Kind {
 	case event.Text:
-		return e.Text, ""
+		return modelText(e.Text), ""
 	case event.Thinking:
-		return indent("  ∴ ", firstLines(e.Text, 3)), dim
+		return indent("  ∴ ", firstLines(modelText(e.Text), 3)), dim
 	case event.ToolCall:
 		return "  " + e.String(), cyan
 	case event.ToolResult:
@@ -79,7 +125,9 @@ func (r *Renderer) format(e event.Event) (string, string) {
 		return askLine(e), yellow
 	case event.Step:
 		return e.String(), cyan
-	case event.Retry, event.Interrupt, event.Handoff:
+	case event.Interrupt:
+		return interruptLine(e), yellow
+	case event.Retry, event.Handoff:
 		return "  " + e.String(), yellow
 	default:
 		return "", ""

@@ -40,6 +40,7 @@ type fixture struct {
 type fixtureOptions struct {
 	keep   int
 	oracle func(ctx context.Context, q string) (string, error)
+	wake   func(text string) error
 }
 
 func newFixture(t *testing.T, o fixtureOptions) *fixture {
@@ -47,7 +48,7 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	f := &fixture{t: t, ws: t.TempDir(), events: event.NewBroker(o.keep)}
 	f.ch = human.New(human.Options{Sink: f.events.Publish, Timeout: human.Forever,
 		Workbench: filepath.Join(f.ws, ".flower")})
-	s, err := web.New(web.Options{Token: token, Events: f.events, Channel: f.ch, Oracle: o.oracle,
+	s, err := web.New(web.Options{Token: token, Events: f.events, Channel: f.ch, Oracle: o.oracle, Wake: o.wake,
 		Interrupt: func(text string) {
 			f.mu.Lock()
 			f.interrupts = append(f.interrupts, text)

@@ -36,11 +36,14 @@ func hash(s string) string {
 	return "'sha256-" + base64.StdEncoding.EncodeToString(h[:]) + "'"
 }
 
-// servePage serves the page to whoever brings the token: in the query, as
-// in the URL printed at start (a browser cannot add a header to the address
-// it opens), or in the Authorization header.
+// servePage serves the page. It holds no data of the run (everything comes
+// over the API, with the token), so it is served without a token too: the
+// page keeps the token it was opened with in the tab's sessionStorage and
+// takes it out of the address bar, so a reload still works and the token
+// stays out of the history (issue 11). A wrong token is refused.
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
-	if !s.matches(r.URL.Query().Get("token")) && !s.authorized(r) {
+	tok := r.URL.Query().Get("token")
+	if (tok != "" && !s.matches(tok)) || (r.Header.Get("Authorization") != "" && !s.authorized(r)) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusUnauthorized)
 		w.Write([]byte("flower: open the address flower printed at start; it ends with ?token=...\n"))

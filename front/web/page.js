@@ -4,7 +4,15 @@
 // person, the inbox, the oracle and the interrupt, all over the JSON API.
 // Every request carries the token from the page's own address.
 (() => {
-  const token = new URLSearchParams(location.search).get('token') || '';
+  // The token comes in the address flower printed, once: it is kept in
+  // this tab's sessionStorage and taken out of the address bar, so a reload
+  // keeps working and the token stays out of the history.
+  const given = new URLSearchParams(location.search).get('token');
+  if (given) {
+    try { sessionStorage.setItem('flower.token', given); } catch (_) { /* storage off: keep the address */ }
+    if (sessionStorage.getItem('flower.token') === given) history.replaceState(null, '', location.pathname);
+  }
+  const token = given || sessionStorage.getItem('flower.token') || '';
   const $ = (id) => document.getElementById(id);
 
   function el(tag, cls, text) {
@@ -36,14 +44,17 @@
 
   // ---- the banner facts, from the events --------------------------------
 
-  const facts = { wake: null, step: null, context: 0, window: 0, cost: 0 };
+  const facts = { wake: null, step: null, context: 0, window: 0, cost: 0, stepCost: 0 };
+
+  function usd(x) { return '$' + (x > 0 && x < 0.01 ? x.toPrecision(4).replace(/0+$/, '') : x.toFixed(x < 1 ? 4 : 2)); }
 
   function kilo(n) { return n < 1000 ? String(n) : (n / 1000).toFixed(1) + 'K'; }
 
   function renderFacts() {
     $('fact-wake').textContent = facts.wake ? String(facts.wake) : '—';
     $('fact-step').textContent = facts.step || '—';
-    $('fact-cost').textContent = '$' + facts.cost.toFixed(facts.cost < 1 ? 4 : 2);
+    $('fact-cost').textContent = usd(facts.cost);
+    $('fact-step-cost').textContent = facts.step ? usd(facts.stepCost) : '—';
     if (facts.context > 0) {
       let t = kilo(facts.context);
       const fill = $('fact-meter');
@@ -60,17 +71,23 @@
 
   function noteFacts(e) {
     const p = e.payload || {};
+    if (e.kind === 'step' && p.ended) {
+      $('next').hidden = false;
+      return;
+    }
     if (e.kind === 'step' && p.banner) {
+      $('next').hidden = true;
       if (p.wake) facts.wake = p.wake;
       if (p.workspace) $('workspace').textContent = p.workspace;
     } else if (e.kind === 'step') {
       facts.step = e.text.replace(/^[─\s]+/, '');
+      facts.stepCost = 0;
     }
     if (!p.subagent && typeof p.context === 'number' && p.context > 0) {
       facts.context = p.context;
       if (p.window) facts.window = p.window;
     }
-    if (e.kind === 'usage' && typeof p.cost === 'number') facts.cost += p.cost;
+    if (e.kind === 'usage' && typeof p.cost === 'number') { facts.cost += p.cost; facts.stepCost += p.cost; }
   }
 
   // ---- the stream -------------------------------------------------------
@@ -110,6 +127,7 @@
         return d;
       }
       case 'step': {
+        if (p.ended) return el('div', 'ev ended' + (p.ok ? '' : ' failed'), e.text);
         const d = el('div', 'ev step' + (p.banner ? ' banner' : ''), e.text.replace(/^[─\s]+/, ''));
         d.dataset.seq = e.seq;
         return d;
@@ -122,7 +140,7 @@
       case 'reset': return el('div', 'ev meta', '— ' + (e.text || 'context boundary') + ' —');
       case 'result': {
         const ok = p.ok !== false;
-        const cost = typeof p.cost === 'number' ? ' · $' + p.cost.toFixed(4) : '';
+        const cost = typeof p.cost === 'number' ? ' · ' + usd(p.cost) : '';
         const turns = p.turns ? ' · ' + p.turns + ' turns' : '';
         const head = (ok ? '✓ ' : '✗ ') + (p.step ? p.step + ' ' : 'agent ') + (ok ? 'finished' : 'stopped: ' + (p.error || 'failed'));
         return el('div', 'ev done' + (ok ? '' : ' failed'), head + turns + cost);
@@ -147,7 +165,39 @@
 
   let lastSub = ''; // the subagent of the last event shown, to label a run of them once
 
+  // Text streams into live elements as its deltas come; the whole text
+  // event replaces them once the answer is stored. A cut answer (an
+  // error, a retry, an interrupt) stays, marked as cut.
+  let lives = [];
+
+  function streamDelta(e, p) {
+    const thinking = !!p.thinking;
+    let cur = lives[lives.length - 1];
+    if (!cur || cur.thinking !== thinking) {
+      cur = { el: el('div', 'ev live ' + (thinking ? 'thinking' : 'text'), ''), thinking };
+      lives.push(cur);
+      stream.append(cur.el);
+    }
+    cur.el.textContent += e.text;
+  }
+
+  function endLives(cut) {
+    for (const l of lives) {
+      if (cut) { l.el.classList.remove('live'); l.el.classList.add('cut'); } else l.el.remove();
+    }
+    lives = [];
+  }
+
   function show(e) {
+    const p0 = e.payload || {};
+    if (e.kind === 'delta') {
+      if (!p0.subagent) streamDelta(e, p0);
+      return;
+    }
+    if (!p0.subagent && lives.length) {
+      if (e.kind === 'text' || e.kind === 'thinking' || e.kind === 'tool_call') endLives(false);
+      else if (e.kind === 'error' || e.kind === 'retry' || e.kind === 'interrupt') endLives(true);
+    }
     noteFacts(e);
     const d = item(e);
     if (!d) return;
@@ -340,7 +390,7 @@
   function arm(on) {
     armed = on;
     $('interrupt').classList.toggle('armed', on);
-    $('interrupt').textContent = on ? 'Interrupt now — subagent work is lost' : 'Interrupt…';
+    $('interrupt').textContent = on ? 'Interrupt now — an answer streaming is lost (its tokens are paid)' : 'Interrupt…';
     $('interrupt-cancel').hidden = !on;
   }
   $('interrupt').addEventListener('click', async () => {
@@ -349,12 +399,29 @@
     try {
       await api('/interrupt', { text: $('interrupt-text').value });
       $('interrupt-text').value = '';
-      feedback('interrupt-feedback', 'Stopping at the next message boundary.');
+      feedback('interrupt-feedback', 'Stopping after the current tool.');
     } catch (err) { feedback('interrupt-feedback', err.message, true); }
   });
   $('interrupt-cancel').addEventListener('click', () => arm(false));
 
+  // ---- the next wake, once the run has ended -----------------------------
+
+  async function nextWake() {
+    $('next-go').disabled = true;
+    try {
+      await api('/wake', { text: $('next-text').value });
+      $('next-text').value = '';
+      feedback('next-feedback', 'Starting…');
+    } catch (err) { feedback('next-feedback', err.message, true); }
+    $('next-go').disabled = false;
+  }
+  $('next-go').addEventListener('click', nextWake);
+  $('next-text').addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter' && !ev.shiftKey) { ev.preventDefault(); nextWake(); }
+  });
+
   renderFacts();
   renderAskChrome();
-  connect();
+  if (token) connect();
+  else setStatus('reconnecting', 'no token: open the address flower printed (it ends with ?token=…)');
 })();

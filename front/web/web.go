@@ -11,6 +11,7 @@
 //	POST /send    {text}         {"ok": true}   mail to the agent's inbox
 //	POST /interrupt {text}       {"ok": true}   stop at the next message boundary
 //	POST /oracle  {question}     {"answer": string}
+//	POST /wake    {text}         {"ok": true}   after the run ended: the next wake (text: a phrase; empty: continue); 409 while a run goes on
 //	GET  /ws?after=N         WebSocket: messages shaped like GET /events
 //	GET  /?token=T           the page
 //
@@ -18,14 +19,16 @@
 // the client missed events that are no longer kept (its after is older than
 // the window, or from a server that has since restarted).
 //
-// Every request needs "Authorization: Bearer <token>". Browsers cannot set
-// that header on two requests, so those two take the token another way: the
-// page (GET /) in its query, as printed at start, and the WebSocket as a
-// subprotocol "bearer.<token>" next to "flower.v1" (a header, so the token
-// never lands in a URL or a log). No other route accepts a token in the
-// query. Errors are {"error": "one line"} with a 4xx or 5xx status: 401
-// without the right token, 400 for a malformed body or ask id, 413 for a
-// body over 64 KiB.
+// Every request needs "Authorization: Bearer <token>", except the page
+// (GET /), which holds no data of the run: it is opened with the token in
+// its query, as printed at start, keeps it in the tab's sessionStorage and
+// takes it out of the address bar, so a reload works (a wrong token in the
+// query is still refused). The WebSocket takes the token as a subprotocol
+// "bearer.<token>" next to "flower.v1" (a header, so the token never lands
+// in a URL or a log). No other route accepts a token in the query. Errors are {"error": "one line"} with a 4xx or 5xx status: 401
+// without the right token, 400 for a malformed body or ask id, 404 for an
+// ask id never issued, 413 for a body over 64 KiB. An answer that is the
+// number of one of the question's options picks that option.
 package web
 
 import (
@@ -76,11 +79,18 @@ type Options struct {
 	Oracle func(ctx context.Context, question string) (string, error)
 	// Now is the clock for waited_s; nil is time.Now.
 	Now func() time.Time
+	// Wake starts the next wake with text (empty: continue) once the run
+	// has ended (flower serve stays up after it, issue 11); an error says
+	// why not (ErrBusy: a run is going on). Nil: POST /wake is 501.
+	Wake func(text string) error
 	// Limits bound what clients may hold open (zero: the defaults).
 	Limits Limits
 	// Log receives the server's own errors; nil is standard error.
 	Log io.Writer
 }
+
+// ErrBusy is Wake's error while a run is going on: POST /wake is then 409.
+var ErrBusy = errors.New("a run is going on: interrupt it first, or wait for it to end")
 
 // Server serves the API, the WebSocket and the page.
 type Server struct {
@@ -119,6 +129,7 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("POST /interrupt", s.interrupt)
 	s.mux.HandleFunc("POST /oracle", s.oracle)
 	s.mux.HandleFunc("GET /ws", s.websocket)
+	s.mux.HandleFunc("POST /wake", s.wake)
 	return s, nil
 }
 
@@ -286,6 +297,30 @@ func checkAskID(id string) error {
 	return nil
 }
 
+// checkAsk answers 400 for an id of the wrong form and 404 for one the
+// channel never issued, when it can tell (a settled ask is 200 ok:false).
+func (s *Server) checkAsk(w http.ResponseWriter, id string) bool {
+	if err := checkAskID(id); err != nil {
+		fail(w, http.StatusBadRequest, err.Error())
+		return false
+	}
+	if k, ok := s.opts.Channel.(interface{ Known(string) bool }); ok && !k.Known(id) {
+		fail(w, http.StatusNotFound, fmt.Sprintf("no ask %q: nothing was asked with that id (see GET /asks)", id))
+		return false
+	}
+	return true
+}
+
+// pick turns an option's number into the option, as the terminal does.
+func (s *Server) pick(id, text string) string {
+	for _, a := range s.opts.Channel.Pending() {
+		if a.ID == id {
+			return a.Pick(text)
+		}
+	}
+	return text
+}
+
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		ID   string `json:"id"`
@@ -294,11 +329,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &in) {
 		return
 	}
-	if err := checkAskID(in.ID); err != nil {
-		fail(w, http.StatusBadRequest, err.Error())
+	if !s.checkAsk(w, in.ID) {
 		return
 	}
-	reply(w, map[string]bool{"ok": s.opts.Channel.Answer(in.ID, in.Text)})
+	reply(w, map[string]bool{"ok": s.opts.Channel.Answer(in.ID, s.pick(in.ID, in.Text))})
 }
 
 func (s *Server) decline(w http.ResponseWriter, r *http.Request) {
@@ -309,8 +343,7 @@ func (s *Server) decline(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &in) {
 		return
 	}
-	if err := checkAskID(in.ID); err != nil {
-		fail(w, http.StatusBadRequest, err.Error())
+	if !s.checkAsk(w, in.ID) {
 		return
 	}
 	reply(w, map[string]bool{"ok": s.opts.Channel.Decline(in.ID, in.Reason)})
@@ -344,6 +377,28 @@ func (s *Server) interrupt(w http.ResponseWriter, r *http.Request) {
 	}
 	s.opts.Interrupt(strings.TrimSpace(in.Text))
 	reply(w, map[string]bool{"ok": true})
+}
+
+// wake starts the next wake once the run has ended.
+func (s *Server) wake(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Text string `json:"text"`
+	}
+	if !decode(w, r, &in) {
+		return
+	}
+	if s.opts.Wake == nil {
+		fail(w, http.StatusNotImplemented, "this server cannot start another wake")
+		return
+	}
+	switch err := s.opts.Wake(strings.TrimSpace(in.Text)); {
+	case errors.Is(err, ErrBusy):
+		fail(w, http.StatusConflict, err.Error())
+	case err != nil:
+		fail(w, http.StatusBadRequest, oneLine(err.Error()))
+	default:
+		reply(w, map[string]bool{"ok": true})
+	}
 }
 
 func (s *Server) oracle(w http.ResponseWriter, r *http.Request) {

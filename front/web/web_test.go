@@ -73,7 +73,7 @@ func TestPageTakesTheTokenInItsQuery(t *testing.T) {
 		path, header string
 		want         int
 	}{
-		{"/", "", 401},
+		{"/", "", 200}, // the page without data: its token is in the tab's sessionStorage
 		{"/?token=wrong-token-0123456789abcdef", "", 401},
 		{"/?token=" + token, "", 200},
 		{"/", "Bearer " + token, 200},

@@ -147,7 +147,7 @@ func (x *anthExchange) answer(req *Request, t Turn) {
 		return
 	}
 	a := &anthAnswer{id: anthID("msg_fake"), model: req.Model, blocks: blocks,
-		stop: anthStop(t), usage: anthUsage(t, req.Body, blocks)}
+		stop: anthStop(t), usage: anthUsage(t, req.Body, blocks), pace: &pacer{ctx: x.r.Context(), pace: t.Pace}}
 	switch {
 	case req.Stream:
 		x.stream(a, f)
@@ -211,7 +211,7 @@ func (x *anthExchange) stream(a *anthAnswer, f *Fault) {
 		return
 	}
 	for i, b := range a.blocks {
-		b.stream(sse, i)
+		b.stream(sse, i, a.pace)
 	}
 	sse.send("message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": a.stop, "stop_sequence": nil},
@@ -345,6 +345,7 @@ type anthAnswer struct {
 	blocks    []anthBlock
 	stop      string
 	usage     model.Usage
+	pace      *pacer
 }
 
 // message is the message object: complete for a non-streaming answer, or
@@ -462,9 +463,12 @@ func (b anthBlock) start() map[string]any {
 }
 
 // stream sends the block at index i: start, deltas in pieces, stop.
-func (b anthBlock) stream(sse anthSSE, i int) {
+func (b anthBlock) stream(sse anthSSE, i int, pace *pacer) {
 	sse.send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": b.start()})
 	for _, d := range b.deltas() {
+		if t := d["type"]; t == "text_delta" || t == "thinking_delta" {
+			pace.next()
+		}
 		sse.send("content_block_delta", anthDelta(i, d))
 	}
 	sse.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})

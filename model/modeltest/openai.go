@@ -1,6 +1,7 @@
 package modeltest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,7 +88,7 @@ func oaiAnswer(w http.ResponseWriter, r *http.Request, req *Request, opts oaiOpt
 		oaiWriteCompletion(w, req, turn)
 		return
 	}
-	oaiStream(w, r.Context().Done(), req, opts, turn)
+	oaiStream(r.Context(), w, req, opts, turn)
 }
 
 // oaiWait waits d or until the request is cancelled, reporting whether the
@@ -473,7 +474,8 @@ func (c oaiChunker) delta(d map[string]any, finish *string) oaiChunk {
 	}
 }
 
-func oaiStream(w http.ResponseWriter, done <-chan struct{}, req *Request, opts oaiOptions, turn Turn) {
+func oaiStream(ctx context.Context, w http.ResponseWriter, req *Request, opts oaiOptions, turn Turn) {
+	done := ctx.Done()
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -486,7 +488,9 @@ func oaiStream(w http.ResponseWriter, done <-chan struct{}, req *Request, opts o
 	if oaiStreamFault(e, turn.Fault) {
 		return
 	}
+	pace := &pacer{ctx: ctx, pace: turn.Pace}
 	for _, piece := range oaiSplitText(turn.Text) {
+		pace.next()
 		e.send(c.delta(map[string]any{"content": piece}, nil))
 	}
 	for i, call := range c.p.calls {

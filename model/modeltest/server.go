@@ -9,6 +9,7 @@
 package modeltest
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -36,6 +37,28 @@ type Turn struct {
 	Usage *model.Usage
 	// Fault, when set, replaces or disturbs the answer.
 	Fault *Fault
+	// Pace, when set, is called before each text or thinking delta of a
+	// streamed answer with the request's context and the delta's number,
+	// from 0. It may block to hold the stream there (a test then sees on
+	// the client the text sent so far) or wait to play at a person's pace;
+	// it should return when ctx ends.
+	Pace func(ctx context.Context, n int)
+}
+
+// pacer counts the deltas of one answer for Turn.Pace.
+type pacer struct {
+	ctx  context.Context
+	pace func(ctx context.Context, n int)
+	n    int
+}
+
+// next is called before each text or thinking delta.
+func (p *pacer) next() {
+	if p == nil || p.pace == nil {
+		return
+	}
+	p.pace(p.ctx, p.n)
+	p.n++
 }
 
 // Fault injects a failure into one answer.
