@@ -100,7 +100,7 @@ func New(o Options) *workflow.Workflow {
 	}
 	rounds := o.Rounds
 	if o.Recheck {
-		rounds = -1 // workflow.NoRework: judge once, no rework
+		rounds = workflow.NoRework // judge once, no rework
 	}
 	w.Judge = &workflow.Judge{Spec: spec("judge", judgeInstructions, JudgeTools), Work: "work", Rounds: rounds,
 		Context: notes(BriefPath, GoalsPath),
