@@ -60,6 +60,8 @@ func serveResumes(t *testing.T, env []string) {
 	}
 	last := seen.Events[len(seen.Events)-1].Seq
 	one.cmd.Process.Signal(os.Interrupt)
+	one.waitOutput(runEnded) // serve stays up after the run (issue 11): Ctrl-C again exits
+	one.cmd.Process.Signal(os.Interrupt)
 	if code := one.wait(); code != exitInterrupted {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, one.stdout, one.stderr)
 	}
@@ -86,6 +88,15 @@ func serveResumes(t *testing.T, env []string) {
 		t.Errorf("no banner of the second wake after %d: %+v", last, next.Events)
 	}
 	all := c.eventsAfter(0)
+	// Deltas (text as it streams, issue 11) are live only, never stored:
+	// the restarted serve has every other event, with the seqs seen.
+	stored := seen.Events[:0:0]
+	for _, e := range seen.Events {
+		if e.Kind != "delta" {
+			stored = append(stored, e)
+		}
+	}
+	seen.Events = stored
 	if all.Gap || len(all.Events) < len(seen.Events)+len(next.Events) {
 		t.Fatalf("after=0 on the restarted serve: %d events (gap %v); want the %d of the first process and the %d since",
 			len(all.Events), all.Gap, len(seen.Events), len(next.Events))
@@ -95,6 +106,8 @@ func serveResumes(t *testing.T, env []string) {
 			t.Errorf("event %d: %+v after the restart, %+v before", i, all.Events[i], e)
 		}
 	}
+	two.cmd.Process.Signal(os.Interrupt)
+	two.waitOutput(runEnded)
 	two.cmd.Process.Signal(os.Interrupt)
 	if code := two.wait(); code != exitInterrupted {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, two.stdout, two.stderr)
