@@ -109,7 +109,9 @@ func TestOnceOutputStreamJSON(t *testing.T) {
 		}
 		kinds = append(kinds, e.Kind)
 	}
-	if got := strings.Join(kinds, " "); !strings.HasPrefix(got, "init ") || !strings.Contains(got, "tool_call") || !strings.HasSuffix(got, "result") {
+	// Streamed deltas (live text) may come before init: the response
+	// streams before it is committed.
+	if got := strings.Join(kinds, " "); !strings.Contains(got, "init ") || !strings.Contains(got, "tool_call") || !strings.HasSuffix(got, "result") {
 		t.Errorf("event kinds: %s", got)
 	}
 	if last := lines[len(lines)-1]; !strings.HasPrefix(last, `{"type":"result"`) || !strings.Contains(last, `"result":"All done."`) {
