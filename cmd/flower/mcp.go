@@ -159,7 +159,8 @@ func (d *mcpDriver) spawn(ctx context.Context, dir, text string) (*mcpTask, erro
 		return nil, err
 	}
 	t := &mcpTask{dir: dir, token: hex.EncodeToString(b), out: &tailWriter{max: 4096}, done: make(chan struct{})}
-	args := []string{"serve", "--addr", "127.0.0.1:0"}
+	// The task ends with its run: task_status reports the process's exit.
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--exit-after-run"}
 	if d.g.model != "" {
 		args = append(args, "--model", d.g.model)
 	}

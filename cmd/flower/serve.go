@@ -22,6 +22,7 @@ type serveFlags struct {
 	addr        string
 	allowRemote bool
 	runs        bool // --runs: the runs API of a database store (runsapi.go)
+	exitAfter   bool // --exit-after-run: end with the first wake (flower mcp's tasks)
 }
 
 // newServe is flower serve: the same wake as flower [TASK], with the HTTP
@@ -73,7 +74,7 @@ exits when the run ends.`,
 				return serveRuns(cmd.Context(), g, l, token, cmd.OutOrStdout())
 			}
 			phrase := strings.TrimSpace(strings.Join(args, " "))
-			return serveWakes(cmd.Context(), g, f, phrase, cmd.OutOrStdout(), l, token)
+			return serveWakes(cmd.Context(), g, f, phrase, cmd.OutOrStdout(), l, token, sf.exitAfter)
 		},
 	}
 	fl := cmd.Flags()
@@ -84,6 +85,7 @@ exits when the run ends.`,
 	})
 	fl.StringVar(&sf.addr, "addr", "127.0.0.1:0", "HOST:PORT to serve on (port 0: any free port)")
 	fl.BoolVar(&sf.runs, "runs", false, "serve the runs of the --store database instead of a wake: GET /runs, POST /runs, GET /runs/ID")
+	fl.BoolVar(&sf.exitAfter, "exit-after-run", false, "exit when the run ends instead of staying up for the next wake")
 	fl.BoolVar(&sf.allowRemote, "allow-remote", false, "allow an --addr other machines can reach (anyone with the token steers the run)")
 	return cmd
 }
@@ -92,7 +94,7 @@ exits when the run ends.`,
 // next ones as the page asks, until Ctrl-C (issue 11). Unattended
 // (--timeout 0), after a usage error or a terminating signal it ends with
 // the first wake, as flower [TASK] does. It exits as the last wake did.
-func serveWakes(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, l net.Listener, token string) error {
+func serveWakes(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, l net.Listener, token string, exitAfter bool) error {
 	ws, err := filepath.Abs(g.workspace)
 	if err != nil {
 		return usageErr("--workspace: %v", err)
@@ -122,7 +124,7 @@ func serveWakes(ctx context.Context, g *globals, f *wakeFlags, phrase string, ou
 		err := wakeWith(ctx, g, f, phrase, out, h.frontEnd(out))
 		drain(sig)
 		var ee *exitError
-		if f.timeout == 0 || killedBy.Load() != nil || exitNow.Load() || (errors.As(err, &ee) && ee.code == exitUsage) {
+		if exitAfter || f.timeout == 0 || killedBy.Load() != nil || exitNow.Load() || (errors.As(err, &ee) && ee.code == exitUsage) {
 			return err
 		}
 		h.ended(out, err)
