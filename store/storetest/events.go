@@ -14,7 +14,7 @@ func eventsOf(t *testing.T, s store.Store) store.Events {
 	t.Helper()
 	ev, ok := s.(store.Events)
 	if !ok {
-		t.Fatalf("%T does not implement store.Events", s)
+		t.Skipf("%T keeps no event log (store.Events is optional: consumers type-assert it)", s)
 	}
 	return ev
 }
