@@ -78,6 +78,10 @@ type Op struct {
 	IsError bool            `json:"is_error,omitempty"`
 	Denied  bool            `json:"denied,omitempty"`
 	Cut     bool            `json:"cut,omitempty"` // the call was cut by an interrupt before it finished
+	// Size is set only by Heads.LoadHeads on a result whose Content it
+	// cut to a head: the whole content's length in bytes. It is never
+	// stored; zero means Content is whole.
+	Size int `json:"size,omitempty"`
 }
 
 // Meta describes a session.

@@ -103,6 +103,9 @@ func checkBatch(b store.Batch) error {
 			return fmt.Errorf("append entries: uuid %s: %w", e.UUID, store.ErrDuplicate)
 		}
 		batch[e.UUID] = true
+		if e.Op != nil && e.Op.Partial() {
+			return fmt.Errorf("append entries: entry %s: %w", e.UUID, store.ErrPartial)
+		}
 	}
 	if b.Run != nil && (b.Run.ID == "" || b.Run.Workspace == "" || b.Run.Status == "") {
 		return errors.New("commit run: id, workspace and status are required")
@@ -376,6 +379,7 @@ func clone(e store.Entry) store.Entry {
 	if e.Op != nil {
 		op := *e.Op
 		op.Input = cloneBytes(op.Input)
+		op.Size = 0 // a load-time mark (store.Heads), never stored
 		e.Op = &op
 	}
 	if e.Usage != nil {

@@ -45,6 +45,9 @@ func appendBody(dst []byte, e *store.Entry) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.Op != nil && e.Op.Partial() {
+		return nil, store.ErrPartial
+	}
 	w := writer{b: append(dst, bodyVersion)}
 	w.str(e.UUID)
 	w.str(e.Parent)
@@ -138,14 +141,17 @@ var errShort = errors.New("body ends early")
 // decodeBody decodes what appendBody wrote. Any other input is an error,
 // never a panic, and never an allocation larger than the input. Every
 // string of the entry is a slice of body, so decoding copies no text.
-func decodeBody(body string) (store.Entry, error) {
-	if len(body) == 0 {
+func decodeBody(body string) (store.Entry, error) { return decodeWith(&reader{s: body}) }
+
+// decodeWith decodes the body r reads, from its start.
+func decodeWith(r *reader) (store.Entry, error) {
+	if len(r.s) == 0 {
 		return store.Entry{}, errShort
 	}
-	if v := body[0]; v != bodyVersion {
+	if v := r.s[0]; v != bodyVersion {
 		return store.Entry{}, fmt.Errorf("body format %d, this flower reads %d", v, bodyVersion)
 	}
-	r := reader{s: body, off: 1}
+	r.off = 1
 	var e store.Entry
 	e.UUID = r.str()
 	e.Parent = r.str()
@@ -169,6 +175,9 @@ func decodeBody(body string) (store.Entry, error) {
 	if has&hasMessage != 0 {
 		e.Message = r.message()
 	}
+	if r.err == nil && r.size != 0 {
+		r.fail(errCut) // the part left out was not inside a result's content
+	}
 	if r.err == nil && r.off != len(r.s) {
 		r.fail(fmt.Errorf("%d bytes after the entry", len(r.s)-r.off))
 	}
@@ -184,6 +193,12 @@ type reader struct {
 	s   string
 	off int
 	err error
+	// A cut body (heads.go): s is its start, rest its end, size its whole
+	// length, and a result's content spans the part left out; head is how
+	// much of that content to keep, when it is over bytes. Zero size: s is
+	// the whole body.
+	rest             string
+	size, over, head int
 }
 
 func (r *reader) fail(err error) {
@@ -270,7 +285,8 @@ func (r *reader) time(t *time.Time) {
 }
 
 func (r *reader) op() *store.Op {
-	op := &store.Op{ID: r.str(), Tool: r.str(), Input: r.raw(), Class: r.str(), Content: r.str()}
+	op := &store.Op{ID: r.str(), Tool: r.str(), Input: r.raw(), Class: r.str()}
+	op.Content, op.Size = r.content()
 	f := r.byte()
 	if f&^opAll != 0 {
 		r.fail(fmt.Errorf("unknown op flags %#x", f))

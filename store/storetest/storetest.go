@@ -48,6 +48,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Sessions", testSessions},
 		{"Summary", testSummary},
 		{"Last", testLast},
+		{"Heads", testHeads},
+		{"HeadsRefused", testHeadsRefused},
 		{"RunRoundTrip", testRunRoundTrip},
 		{"RunReplace", testRunReplace},
 		{"Runs", testRuns},
