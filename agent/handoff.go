@@ -213,7 +213,7 @@ func (s *session) takeOver(ctx context.Context, h *resume.Handoff) error {
 		return fmt.Errorf("session %s ends in a handoff entry without a uuid", s.id)
 	}
 	key := s.rt.key(h.Successor, s.opts.subPath)
-	entries, err := s.rt.store.Load(ctx, key)
+	entries, err := s.rt.load(ctx, key, false)
 	if err != nil {
 		return fmt.Errorf("load successor %s: %w", h.Successor, err)
 	}

@@ -99,9 +99,10 @@ type Runtime struct {
 	interrupt  chan string             // buffered 1: the latest pending interrupt
 	cancelTurn context.CancelCauseFunc // cancels the top-level turn in flight, if any
 
-	spillMu     sync.Mutex       // guards spilledSize, sealed
+	spillMu     sync.Mutex       // guards spilledSize, sealed, present
 	spilledSize map[string]int64 // spill files written or checked whole by this process
 	sealed      map[string]int64 // spill files listed as durable (spillseal.go)
+	present     map[string]bool  // spill files there when the last view was built (listSpills); nil: unknown
 }
 
 // New builds a Runtime, opening the default store when none is given.

@@ -67,7 +67,7 @@ func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Res
 		s.id = r.newID()
 	}
 	s.key = r.key(s.id, opts.subPath)
-	entries, err := r.store.Load(ctx, s.key)
+	entries, err := r.load(ctx, s.key, opts.Fork)
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", s.id, err)
 	}

@@ -26,6 +26,9 @@ func (s *session) messages() []model.Message {
 	o := s.viewOptions()
 	if s.view == nil || !s.view.Extends(s.entries) || s.view.Options().Old != o.Old ||
 		!s.view.Append(s.entries[s.view.Len():]...) {
+		if o.Trim != nil {
+			s.rt.listSpills() // which spill files are there, read once for the whole view
+		}
 		s.view = view.NewBuilder(s.entries, o)
 		if o.Trim != nil {
 			s.rt.seal() // the spill files the view points at, synced once

@@ -107,6 +107,12 @@ func checkBuilder(t *testing.T, seed int64, trim *Trim) {
 		o.Trim = trim
 	}
 	b := NewBuilder(entries[:loaded], o)
+	if o.Trim != nil { // loaded with the trimmed results' text left in the store
+		over, head := o.Trim.Heads()
+		if got, want := NewBuilder(headsOf(entries[:loaded], over, head), o).Messages(), BuildWith(entries[:loaded], o); !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d, loaded %d as heads:\nheads %s\nwhole %s", seed, loaded, render(got), render(want))
+		}
+	}
 	check := func(upTo int) {
 		want := BuildWith(entries[:upTo], o)
 		if got := b.Messages(); !reflect.DeepEqual(got, want) {

@@ -91,7 +91,7 @@ func (p *pruner) result(i int, op *store.Op) *model.ToolResult {
 	case op.Cut:
 		r.Content = Interrupted
 	case i >= p.o.Old:
-	case p.o.Trim != nil && len(op.Content) > p.o.Trim.minSize():
+	case p.o.Trim != nil && op.Len() > p.o.Trim.minSize():
 		r.Content = p.o.Trim.pointer(op)
 	case oneShot(p.calls[op.ID]):
 		r.Content = Expired + op.Content
