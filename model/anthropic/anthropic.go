@@ -13,7 +13,6 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
-	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/flower-run/flower/model"
@@ -73,11 +72,14 @@ func New(cfg Config) *Provider {
 // Stream sends req, passes text and thinking deltas to on as they arrive,
 // and returns the complete answer. API errors come back as *model.APIError.
 func (p *Provider) Stream(ctx context.Context, req *model.Request, on func(model.Delta)) (*model.Response, error) {
-	params, err := p.params(req)
+	params, raw, err := p.params(req)
 	if err != nil {
 		return nil, err
 	}
-	stream := p.client.Messages.NewStreaming(ctx, params)
+	// The body goes as it is: set on params, it would be re-encoded
+	// (compacted) by the SDK, a pass over the whole request (issue 12).
+	// "stream" leads it, so the SDK's own setting of it finds it at once.
+	stream := p.client.Messages.NewStreaming(ctx, params, option.WithRequestBody("application/json", raw))
 	defer stream.Close()
 	msg, err := accumulate(stream, on)
 	if err != nil {
@@ -192,24 +194,21 @@ func retryAfter(h http.Header, now time.Time) time.Duration { return model.Retry
 // params translates a request. Two cache breakpoints mark the prompt
 // prefix: the system prompt (with the tools before it) is shared by every
 // call of a session, and the last message block makes the next call read
-// the whole conversation so far from the cache. The body is the kept JSON
-// of the messages (wire.go), set on the params as their raw JSON.
-func (p *Provider) params(req *model.Request) (sdk.MessageNewParams, error) {
-	params := p.head(req)
-	var err error
+// the whole conversation so far from the cache. The body, raw, is the kept
+// JSON of the messages (wire.go) spliced into the JSON of params, which
+// hold the rest; it asks for a stream.
+func (p *Provider) params(req *model.Request) (params sdk.MessageNewParams, raw []byte, err error) {
+	params = p.head(req)
 	encode := func(c *converted) {
 		var msgs [][]byte
-		var tools, raw []byte
+		var tools []byte
 		if msgs, tools, err = c.encode(req.Messages, req.Tools, req.System == ""); err == nil {
 			raw, err = body(params, msgs, tools)
-		}
-		if err == nil {
-			param.SetJSON(raw, &params)
 		}
 	}
 	if req.Memo == nil {
 		encode(&converted{})
-		return params, err
+		return params, raw, err
 	}
 	req.Memo.Do(func(v *any) {
 		c, ok := (*v).(*converted)
@@ -219,7 +218,7 @@ func (p *Provider) params(req *model.Request) (sdk.MessageNewParams, error) {
 		}
 		encode(c)
 	})
-	return params, err
+	return params, raw, err
 }
 
 // head is the request's params but its messages and tools.

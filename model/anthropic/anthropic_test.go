@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,6 +53,10 @@ func decodeBody(t *testing.T, r *modeltest.Request) (wireBody, map[string]any) {
 	}
 	if err := json.Unmarshal(r.Body, &all); err != nil {
 		t.Fatal(err)
+	}
+	// The body goes as Provider wrote it: a stream asked for once, first.
+	if !bytes.HasPrefix(r.Body, []byte(`{"stream":true,`)) || bytes.Count(r.Body, []byte(`"stream":`)) != 1 {
+		t.Fatalf("the body does not ask for a stream once, first: %.200s", r.Body)
 	}
 	return b, all
 }

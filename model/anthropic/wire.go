@@ -130,7 +130,7 @@ func wireBlock(b model.Block) (w any, cacheable bool, err error) {
 }
 
 // body is the request's JSON: params (without messages and tools) encoded
-// by the SDK, with the messages and tools spliced in.
+// by the SDK, with the messages and tools spliced in, asking for a stream.
 func body(params sdk.MessageNewParams, msgs [][]byte, tools []byte) ([]byte, error) {
 	params.Messages, params.Tools = []sdk.MessageParam{}, nil
 	head, err := json.Marshal(params)
@@ -142,12 +142,12 @@ func body(params sdk.MessageNewParams, msgs [][]byte, tools []byte) ([]byte, err
 	if at < 0 || head[len(head)-1] != '}' {
 		return nil, fmt.Errorf("anthropic: encode request: no messages in %s", head)
 	}
-	n := len(head) + len(tools) + 16
+	n := len(head) + len(tools) + 32
 	for _, m := range msgs {
 		n += len(m) + 1
 	}
 	out := make([]byte, 0, n)
-	out = append(out, head[:at+len(key)-1]...)
+	out = append(append(out, `{"stream":true,`...), head[1:at+len(key)-1]...)
 	for i, m := range msgs {
 		if i > 0 {
 			out = append(out, ',')

@@ -41,11 +41,7 @@ func TestWireMatchesSDK(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := New(Config{APIKey: "k", ThinkingBudget: tc.thinking})
 			req := &model.Request{Model: testModel, System: tc.system, Tools: tc.tools, Messages: tc.msgs}
-			params, err := p.params(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ours, err := json.Marshal(params)
+			_, ours, err := p.params(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,6 +60,10 @@ func TestWireMatchesSDK(t *testing.T) {
 			if err := json.Unmarshal(theirs, &b); err != nil {
 				t.Fatal(err)
 			}
+			if a.(map[string]any)["stream"] != true {
+				t.Fatalf("the body asks for no stream: %s", ours)
+			}
+			delete(a.(map[string]any), "stream") // NewStreaming sets it
 			if d := cmp.Diff(b, a); d != "" {
 				t.Fatalf("body differs from the SDK's (-sdk +ours):\n%s", d)
 			}
