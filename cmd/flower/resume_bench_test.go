@@ -142,6 +142,10 @@ func BenchmarkResumeToFirstRequest(b *testing.B) {
 	f := newFirstRequest(b)
 	dir := resumeWorkspace(b, resumeEntries)
 	b.StopTimer()
+	// The first wake writes the spill files of the trimmed results (agent
+	// BenchmarkFirstWake measures that); every later one finds them.
+	f.time(b, bin, dir)
+	f.cpu = 0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		f.time(b, bin, dir)

@@ -4,10 +4,12 @@
 package anthropic
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -76,16 +78,28 @@ func (p *Provider) Stream(ctx context.Context, req *model.Request, on func(model
 	if err != nil {
 		return nil, err
 	}
-	// The body goes as it is: set on params, it would be re-encoded
-	// (compacted) by the SDK, a pass over the whole request (issue 12).
-	// "stream" leads it, so the SDK's own setting of it finds it at once.
-	stream := p.client.Messages.NewStreaming(ctx, params, option.WithRequestBody("application/json", raw))
+	stream := p.client.Messages.NewStreaming(ctx, params, option.WithMiddleware(sendBody(raw)))
 	defer stream.Close()
 	msg, err := accumulate(stream, on)
 	if err != nil {
 		return nil, convertError(err)
 	}
 	return response(msg)
+}
+
+// sendBody sends raw as the request's body. The SDK encodes params, which
+// hold all but the messages and tools, then sets "stream" in its encoding
+// (sjson, a copy); given the whole body, as raw JSON on the params or as
+// the request body, it would compact it again and copy it again: two
+// passes over a request of megabytes on every call of a long session
+// (issue 12). Its small body is dropped here, as the request goes out.
+func sendBody(raw []byte) option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		req.ContentLength = int64(len(raw))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(raw)), nil }
+		req.Body, _ = req.GetBody()
+		return next(req)
+	}
 }
 
 // accumulate reads the stream to its end. A stream that ends without
