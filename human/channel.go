@@ -133,8 +133,8 @@ type Channel struct {
 	texts   replies
 	journal *journal // nil: memory only
 
-	// mu guards seq, asked, pending (with each waiting's handed), arrived
-	// and inbox.
+	// mu guards seq, asked, pending (with each waiting's handed), arrived,
+	// inbox and the maps below.
 	mu      sync.Mutex
 	seq     int           // ids issued so far; ids are "q<seq>"
 	asked   int           // asks counted against maxAsks
@@ -145,6 +145,10 @@ type Channel struct {
 	// a crash finds it (restored from the journal).
 	reads     map[string][]mail
 	settledBy map[string]settlement
+	// Inbound (inbound.go): answers that came through the store before
+	// their call asked, by call; the ids of the mail the inbox has had.
+	early   map[string]settlement
+	mailIDs map[string]bool
 
 	fileMu sync.Mutex // serializes appends to qaLog and amend, so entries never interleave
 }
@@ -154,6 +158,7 @@ type Channel struct {
 type waiting struct {
 	Ask
 	seq    int
+	call   string // the tool call that asks: answers through the store name it
 	done   chan settlement
 	handed bool // NextAsk has returned it
 }
@@ -191,6 +196,7 @@ func New(opts Options) *Channel {
 		c.journal = &journal{s: opts.Store, key: opts.JournalKey}
 	}
 	c.reads, c.settledBy = map[string][]mail{}, map[string]settlement{}
+	c.early, c.mailIDs = map[string]settlement{}, map[string]bool{}
 	if c.qaLog == "" {
 		c.qaLog = filepath.Join(opts.Workbench, "notes", "qa.md")
 	}
