@@ -27,6 +27,7 @@ import (
 //	GET  /runs          {"runs": [{id, workspace, status, outcome, task, step, done, holder}]}
 //	POST /runs          {"task", "workspace"} -> 201 {"id"}: queued for the workers (flower submit)
 //	GET  /runs/{id}     {"run": {...}, "results": [...]}
+//	/runs/{id}/events, /asks, /answer, /decline, /send, /interrupt: runsteer.go
 //
 // holder is the live lease on the run's workspace when its driver is the
 // one the run names: {host, pid, since, heartbeat}.
@@ -55,6 +56,7 @@ func serveRuns(ctx context.Context, g *globals, l net.Listener, token string, ou
 	mux.HandleFunc("GET /runs", a.list)
 	mux.HandleFunc("POST /runs", a.submit)
 	mux.HandleFunc("GET /runs/{id}", a.one)
+	a.steerRoutes(mux) // per-run events, asks, answers, notes and interrupts (runsteer.go)
 	srv := &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := interruptOrTerm(ctx)
 	defer stop()

@@ -121,7 +121,7 @@ func serveWakes(ctx context.Context, g *globals, f *wakeFlags, phrase string, ou
 	sig, stop := idleSignals()
 	defer stop()
 	for {
-		err := wakeWith(ctx, g, f, phrase, out, h.frontEnd(out))
+		err := wakeWith(ctx, g, f, phrase, out, steered(g, h.frontEnd(out), false))
 		drain(sig)
 		var ee *exitError
 		if exitAfter || f.timeout == 0 || killedBy.Load() != nil || exitNow.Load() || (errors.As(err, &ee) && ee.code == exitUsage) {

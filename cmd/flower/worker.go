@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -112,7 +113,14 @@ func runID(now time.Time) string {
 type workerFlags struct {
 	concurrency int
 	poll        time.Duration
+	askTimeout  time.Duration // how long a driven run's question waits (0: unattended)
 }
+
+// defaultAskTimeout is how long a question of a worker's run waits for an
+// answer through flower serve --runs: long enough for someone watching a
+// dashboard to answer, short enough that a run nobody watches holds its
+// worker's slot for minutes, not the half hour a terminal waits.
+const defaultAskTimeout = 10 * time.Minute
 
 func newWorker(g *globals) *cobra.Command {
 	f := &workerFlags{}
@@ -121,8 +129,11 @@ func newWorker(g *globals) *cobra.Command {
 		Short: "Claim and drive the runnable runs of the --store database, until SIGTERM",
 		Long: `Claim runnable runs of the database named by --store or FLOWER_STORE (queued
 by flower submit, or in flight with no live driver: their driver died) and
-drive each, unattended, in a flower process of its own that holds the
-workspace's lease. Workspaces must be at the same path on every worker (a
+drive each in a flower process of its own that holds the workspace's
+lease. A question the agent asks waits --ask-timeout (default 10m) for an
+answer through any flower serve --runs on the database (POST
+/runs/ID/answer), then the agent goes on by its own judgement; 0 makes the
+runs unattended. Workspaces must be at the same path on every worker (a
 shared filesystem): a run whose workspace is missing here is left queued
 for another worker, with one line saying so. SIGTERM (or Ctrl-C) drains:
 no new claims; each driver stops at its current operation and releases its
@@ -135,6 +146,7 @@ lease, so another worker finishes the run. Each driver's output goes to
 	}
 	cmd.Flags().IntVar(&f.concurrency, "concurrency", 1, "runs driven at once")
 	cmd.Flags().DurationVar(&f.poll, "poll", time.Second, "how often to look for runnable runs")
+	cmd.Flags().DurationVar(&f.askTimeout, "ask-timeout", defaultAskTimeout, "how long a question of a run waits for an answer through flower serve --runs (0: unattended)")
 	return cmd
 }
 
@@ -147,6 +159,8 @@ type worker struct {
 	db     *postgres.DB
 	slots  chan struct{}
 	wg     sync.WaitGroup
+
+	askTimeout time.Duration
 
 	mu      sync.Mutex
 	running map[string]*exec.Cmd // run id -> its driver
@@ -169,6 +183,9 @@ func runWorker(ctx context.Context, g *globals, f *workerFlags, out io.Writer) e
 	if f.poll <= 0 {
 		return usageErr("--poll %v: want a positive duration, e.g. 1s", f.poll)
 	}
+	if f.askTimeout < 0 {
+		return usageErr("--ask-timeout %v: want a duration, e.g. 10m, or 0 for unattended runs", f.askTimeout)
+	}
 	runDir, err := filepath.Abs(g.runDir)
 	if err != nil {
 		return usageErr("--run-dir: %v", err)
@@ -178,7 +195,7 @@ func runWorker(ctx context.Context, g *globals, f *workerFlags, out io.Writer) e
 		return &exitError{code: exitFailed, err: err}
 	}
 	defer db.Close()
-	w := &worker{g: g, url: u, runDir: runDir, out: out, db: db, slots: make(chan struct{}, f.concurrency),
+	w := &worker{g: g, url: u, runDir: runDir, out: out, db: db, slots: make(chan struct{}, f.concurrency), askTimeout: f.askTimeout,
 		running: map[string]*exec.Cmd{}, missing: map[string]bool{}, retry: map[string]time.Time{}, fails: map[string]int{}}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -279,7 +296,7 @@ func (w *worker) start(ctx context.Context, r store.Run) bool {
 		return false
 	}
 	args := []string{"--store", w.url, "-r", filepath.Join(w.runDir, store.ProjectKey(r.Workspace)),
-		"--workspace", r.Workspace, "--run", r.ID, "--timeout", "0"}
+		"--workspace", r.Workspace, "--run", r.ID, "--timeout", strconv.FormatFloat(w.askTimeout.Seconds(), 'f', -1, 64)}
 	if w.g.model != "" {
 		args = append(args, "--model", w.g.model)
 	}
