@@ -11,7 +11,7 @@ import (
 	"github.com/flower-run/flower/store"
 )
 
-// Inbound records: the person's answers, declines, mail and interrupts
+// Inbound records (R12.4): the person's answers, declines, mail and interrupts
 // that reach a run through the store instead of through this process
 // (issue 14: flower serve --runs on any machine, the run driven by a
 // worker on another). Why the journal, and not a table or a message bus:
