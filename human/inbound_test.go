@@ -67,13 +67,15 @@ func (d *driver) interrupted() []string {
 // test, as a process that dies never ends it.
 func (d *driver) ask(t *testing.T, call string) <-chan outcome {
 	ctx, cancel := context.WithCancel(tool.WithCall(context.Background(), call))
-	t.Cleanup(cancel)
 	d.cancelAsked = cancel
-	done := make(chan outcome, 1)
+	done, ended := make(chan outcome, 1), make(chan struct{})
 	go func() {
+		defer close(ended)
 		res, err := d.c.Tools()[0].Run(ctx, json.RawMessage(`{"question": "Tabs or spaces?", "options": ["tabs", "spaces"]}`))
 		done <- outcome{res, err}
 	}()
+	// Before the workbench goes: a cut ask still writes its Q&A log.
+	t.Cleanup(func() { cancel(); <-ended })
 	return done
 }
 
