@@ -37,8 +37,9 @@ func newSubmit(g *globals) *cobra.Command {
 		Short: "Queue a run of TASK in --workspace for the workers of the --store database; prints its id",
 		Long: `Queue a run of TASK in the workspace (--workspace, default .) in the database
 named by --store or FLOWER_STORE. A flower worker on any machine that sees
-the workspace at the same path (a shared filesystem) claims and drives it,
-unattended. The run is an ordinary run in flight: flower ps lists it, and
+the workspace at the same path (a shared filesystem) claims and drives it;
+its questions wait the worker's --ask-timeout for an answer through flower
+serve --runs (POST /runs/ID/answer). The run is an ordinary run in flight: flower ps lists it, and
 flower --run ID in the workspace drives it by hand.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
