@@ -281,3 +281,85 @@ func TestSteerARunThroughAnyServe(t *testing.T) {
 		s.p.wait()
 	}
 }
+
+// TestAnswerWhileNoDriverLives: the worker's driver dies (SIGKILL) while
+// its question waits; the person answers through a serve while no process
+// drives the run; the worker drives it again, the agent asks the same call
+// again and gets that answer at once, and the run finishes with it, once.
+func TestAnswerWhileNoDriverLives(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a worker whose driver is killed, and a serve, on PostgreSQL")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	_, env := fakeModel(t)
+	env = append(env, storeEnv+"="+url, "FLOWER_TOKEN="+steerToken)
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := startRunsServer(t, dir, env)
+	var sub map[string]string
+	if code := s.do("POST", "/runs", `{"task":"`+testTask+`","workspace":"`+ws+`"}`, &sub); code != http.StatusCreated {
+		t.Fatalf("POST /runs: %d", code)
+	}
+	id := sub["id"]
+	w := startFlower(t, dir, env, false, "worker", "--poll", "50ms", "-r", filepath.Join(dir, "worker"))
+	var asked []wireAsk
+	until(t, "the question waits", func() bool {
+		asked = s.asks(id)
+		return len(asked) == 1
+	})
+	m := claimedLine.FindStringSubmatch(w.stdout.String())
+	pid, _ := strconv.Atoi(m[2])
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	db, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	until(t, "the killed driver's lease is gone", func() bool {
+		hs, err := db.Holders(ctx)
+		return err == nil && !hs[ws].Live
+	})
+	if got := s.asks(id); len(got) != 1 || got[0].ID != asked[0].ID {
+		t.Fatalf("asks while no driver lives: %+v, want the question still waiting", got)
+	}
+	if ok := s.post(id, "answer", `{"id":"`+asked[0].ID+`","text":"`+askSecond+`"}`); ok["ok"] != true {
+		t.Fatalf("answer: %v", ok)
+	}
+	until(t, "the run finishes", func() bool {
+		r, ok, _ := db.Run(ctx, id)
+		return ok && r.Status == store.RunFinished
+	})
+	if r, _, _ := db.Run(ctx, id); r.Outcome != "passed" {
+		t.Errorf("run: %s %s", r.Status, r.Outcome)
+	}
+	if brief := readFile(t, filepath.Join(ws, ".flower", "notes", "brief.md")); !strings.Contains(brief, askQuestion+" The person answered: "+askSecond) {
+		t.Errorf("brief.md, want the answer given while no driver lived:\n%s", brief)
+	}
+	metas, err := db.Sessions(ctx, store.ProjectKey(ws)+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := 0
+	for _, m := range metas {
+		entries, _ := db.Load(ctx, m.Key)
+		for _, e := range entries {
+			if e.Kind == store.KindResult && e.Op != nil && e.Op.Content == "The person answered:\n\n"+askSecond {
+				answers++
+			}
+		}
+	}
+	if answers != 1 {
+		t.Errorf("%d results with the answer, want 1", answers)
+	}
+	w.cmd.Process.Signal(syscall.SIGTERM)
+	w.wait()
+	s.p.cmd.Process.Signal(syscall.SIGTERM)
+	s.p.wait()
+}
