@@ -2,7 +2,10 @@
 // gave it the task (R6.3, R6.4). The model sees two tools: ask, which waits
 // until a question is settled, and inbox, which never waits. Front ends
 // (terminal, HTTP, Web) drive the other side with Answer, Decline, Send,
-// Pending and NextAsk, from any goroutine.
+// Pending and NextAsk, from any goroutine. Other processes reach it
+// through the store (R12.4): a Remote lists the asks waiting and appends
+// answers, mail and interrupts to the journal, and the driving process's
+// Follower applies them (inbound.go).
 //
 // A question settles exactly once, as one of the States below. Whoever
 // takes it out of the pending list (Answer, Decline, the timer or the
