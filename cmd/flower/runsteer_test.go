@@ -363,3 +363,63 @@ func TestAnswerWhileNoDriverLives(t *testing.T) {
 	s.p.cmd.Process.Signal(syscall.SIGTERM)
 	s.p.wait()
 }
+
+// TestSubmitAskTimeout: a run submitted with --ask-timeout 0 is
+// unattended under a worker whose own questions would wait 10 minutes:
+// its question settles at once and the run finishes; POST /runs keeps
+// ask_timeout_s, and refuses a negative one in one line.
+func TestSubmitAskTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a worker driving a run on PostgreSQL")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	_, env := fakeModel(t)
+	env = append(env, storeEnv+"="+url, "FLOWER_TOKEN="+steerToken)
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := flower(t, dir, env, "submit", "--workspace", ws, "--ask-timeout", "0", testTask)
+	id := strings.TrimSpace(sub.stdout)
+	if sub.code != 0 || id == "" {
+		t.Fatalf("submit: exit %d\n%s%s", sub.code, sub.stdout, sub.stderr)
+	}
+	db, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if r, _, _ := db.Run(ctx, id); r.AskTimeout == nil || *r.AskTimeout != 0 {
+		t.Fatalf("the submitted run's ask timeout: %v, want 0", r.AskTimeout)
+	}
+	w := startFlower(t, dir, env, false, "worker", "--poll", "50ms", "-r", filepath.Join(dir, "worker"))
+	until(t, "the unattended run finishes", func() bool {
+		r, ok, _ := db.Run(ctx, id)
+		return ok && r.Status == store.RunFinished
+	})
+	if brief := readFile(t, filepath.Join(ws, ".flower", "notes", "brief.md")); !strings.Contains(brief, "No one answered") {
+		t.Errorf("brief.md, want the question settled as unanswered:\n%s", brief)
+	}
+	w.cmd.Process.Signal(syscall.SIGTERM)
+	w.wait()
+
+	if r := flower(t, dir, env, "submit", "--workspace", ws, "--ask-timeout", "-1s", testTask); r.code != exitUsage || !strings.Contains(r.stderr, "--ask-timeout") {
+		t.Errorf("submit --ask-timeout -1s: exit %d\n%s", r.code, r.stderr)
+	}
+	s := startRunsServer(t, dir, env)
+	var v map[string]any
+	if code := s.do("POST", "/runs", `{"task":"x","workspace":"`+ws+`","ask_timeout_s":-1}`, &v); code != http.StatusBadRequest || !strings.Contains(v["error"].(string), "ask_timeout_s") {
+		t.Errorf("POST /runs with ask_timeout_s -1: %d %v", code, v)
+	}
+	if code := s.do("POST", "/runs", `{"task":"x","workspace":"`+ws+`","ask_timeout_s":90}`, &v); code != http.StatusCreated {
+		t.Fatalf("POST /runs with ask_timeout_s 90: %d %v", code, v)
+	}
+	if r, _, _ := db.Run(ctx, v["id"].(string)); r.AskTimeout == nil || *r.AskTimeout != 90 {
+		t.Errorf("ask timeout of the run POSTed: %v, want 90", r.AskTimeout)
+	}
+	s.p.cmd.Process.Signal(syscall.SIGTERM)
+	s.p.wait()
+}

@@ -32,7 +32,8 @@ import (
 // that writes (store/postgres, Lease).
 
 func newSubmit(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var askTimeout time.Duration
+	cmd := &cobra.Command{
 		Use:   "submit TASK",
 		Short: "Queue a run of TASK in --workspace for the workers of the --store database; prints its id",
 		Long: `Queue a run of TASK in the workspace (--workspace, default .) in the database
@@ -43,12 +44,21 @@ serve --runs (POST /runs/ID/answer). The run is an ordinary run in flight: flowe
 flower --run ID in the workspace drives it by hand.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSubmit(cmd.Context(), g, args[0], cmd.OutOrStdout())
+			var t *float64
+			if cmd.Flags().Changed("ask-timeout") {
+				if askTimeout < 0 {
+					return usageErr("--ask-timeout %v: want a duration, e.g. 10m, or 0 for an unattended run", askTimeout)
+				}
+				t = new(askTimeout.Seconds())
+			}
+			return runSubmit(cmd.Context(), g, args[0], t, cmd.OutOrStdout())
 		},
 	}
+	cmd.Flags().DurationVar(&askTimeout, "ask-timeout", 0, "how long this run's questions wait for an answer through flower serve --runs (0: unattended; default: the worker's --ask-timeout)")
+	return cmd
 }
 
-func runSubmit(ctx context.Context, g *globals, task string, out io.Writer) error {
+func runSubmit(ctx context.Context, g *globals, task string, askTimeout *float64, out io.Writer) error {
 	u, err := g.storeURL()
 	if err != nil {
 		return err
@@ -71,7 +81,7 @@ func runSubmit(ctx context.Context, g *globals, task string, out io.Writer) erro
 		return &exitError{code: exitFailed, err: err}
 	}
 	defer db.Close()
-	r, err := submitRun(ctx, db, ws, task)
+	r, err := submitRun(ctx, db, ws, task, askTimeout)
 	if err != nil {
 		return err
 	}
@@ -80,8 +90,9 @@ func runSubmit(ctx context.Context, g *globals, task string, out io.Writer) erro
 }
 
 // submitRun queues a run of task in ws: a run in flight that no process
-// drives yet.
-func submitRun(ctx context.Context, db store.Store, ws, task string) (store.Run, error) {
+// drives yet, whose questions wait askTimeout seconds (nil: as long as
+// the worker says).
+func submitRun(ctx context.Context, db store.Store, ws, task string, askTimeout *float64) (store.Run, error) {
 	task = strings.TrimSpace(task)
 	if task == "" {
 		return store.Run{}, usageErr(`submit needs a task, e.g. flower submit "fix the flaky test"`)
@@ -90,7 +101,7 @@ func submitRun(ctx context.Context, db store.Store, ws, task string) (store.Run,
 		return store.Run{}, usageErr("workspace %s: not a directory: workers need it at this path on a shared filesystem", ws)
 	}
 	now := time.Now()
-	r := store.Run{ID: runID(now), Workspace: ws, Status: store.RunInFlight, Created: now, Updated: now}
+	r := store.Run{ID: runID(now), Workspace: ws, Status: store.RunInFlight, Created: now, Updated: now, AskTimeout: askTimeout}
 	// On a confirmed brief the words are an addition to the thread's task,
 	// as for flower "..." in that workspace (R3.9).
 	if starter.WakeState(ws, db).Waking {
@@ -297,7 +308,7 @@ func (w *worker) start(ctx context.Context, r store.Run) bool {
 		return false
 	}
 	args := []string{"--store", w.url, "-r", filepath.Join(w.runDir, store.ProjectKey(r.Workspace)),
-		"--workspace", r.Workspace, "--run", r.ID, "--timeout", strconv.FormatFloat(w.askTimeout.Seconds(), 'f', -1, 64)}
+		"--workspace", r.Workspace, "--run", r.ID, "--timeout", strconv.FormatFloat(w.askTimeoutOf(r), 'f', -1, 64)}
 	if w.g.model != "" {
 		args = append(args, "--model", w.g.model)
 	}
@@ -326,6 +337,15 @@ func (w *worker) start(ctx context.Context, r store.Run) bool {
 		<-w.slots
 	}()
 	return true
+}
+
+// askTimeoutOf is how long, in seconds, a question of run r waits: as
+// submitted, else the worker's --ask-timeout.
+func (w *worker) askTimeoutOf(r store.Run) float64 {
+	if r.AskTimeout != nil && *r.AskTimeout >= 0 {
+		return *r.AskTimeout
+	}
+	return w.askTimeout.Seconds()
 }
 
 // done records how a driver ended. A driver refused by the lease lost a
