@@ -83,6 +83,23 @@ func TestWakeLoadsHeads(t *testing.T) {
 		if n := heads.n.Load(); n != 3 {
 			t.Errorf("a later wake read %d results whole, want none", n-3)
 		}
+		files, _ := filepath.Glob(filepath.Join(f.ws, ".flower", "results", "*.txt"))
+		if len(files) == 0 {
+			t.Fatal("no spill files")
+		}
+		lost, _ := os.ReadFile(files[0])
+		if err := os.Remove(files[0]); err != nil { // someone cleaned up: the file goes missing
+			t.Fatal(err)
+		}
+		f.rt = f.runtimeWith(agent.Options{Trim: true, Store: heads})
+		if res := f.run(agent.Spec{}, "and?", agent.RunOptions{Resume: first.SessionID}); !res.OK {
+			t.Fatalf("third wake = %+v", res)
+		}
+		// Writing it again drops the .sealed list (unseal), so the other
+		// files are checked against the store too: one whole read each.
+		if again, _ := os.ReadFile(files[0]); heads.n.Load() != 6 || string(again) != string(lost) {
+			t.Errorf("a missing spill file: %d whole reads (want 3), written again whole: %v", heads.n.Load()-3, string(again) == string(lost))
+		}
 	}
 	if bodies[0] != bodies[1] {
 		t.Fatalf("the wake's request differs with heads:\nwhole %.2000s\nheads %.2000s", bodies[0], bodies[1])

@@ -62,7 +62,7 @@ func (r *Runtime) spill(op *store.Op, whole func(*store.Op) error) (string, erro
 func (r *Runtime) spilledWhole(abs string, op *store.Op, whole func(*store.Op) error) bool {
 	name, size := filepath.Base(abs), int64(op.Len())
 	r.spillMu.Lock()
-	there, listed := r.present[name]
+	listed, there := r.present != nil, r.present[name] // listed: the directory was read
 	known, ok := r.spilledSize[abs]
 	r.spillMu.Unlock()
 	if listed && !there {
