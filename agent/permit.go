@@ -57,18 +57,22 @@ func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok
 		op.Content = fmt.Sprintf("Permission denied: this %s call matches the deny rule %s in flower.yaml, so it was not run. Do not try to get around the rule; do the work another way, or say what you need.", u.Name, d.Rule)
 		return op, false, nil
 	}
+	why := "matches the ask rule " + d.Rule
+	if d.Unlisted {
+		why = "is not one the allow rules list for " + u.Name
+	}
 	if s.rt.asker == nil {
-		op.Content = fmt.Sprintf(unattendedText, u.Name, d.Rule, "there is no one to ask")
+		op.Content = fmt.Sprintf(unattendedText, u.Name, why, "there is no one to ask")
 		return op, false, nil
 	}
-	q := fmt.Sprintf("Allow this %s call: %s  (ask rule %s in flower.yaml)", u.Name, summary(u.Input), d.Rule)
+	q := fmt.Sprintf("Allow this %s call: %s  (%s in flower.yaml)", u.Name, summary(u.Input), askReason(d))
 	answer, state, err := s.rt.asker.AskPermission(ctx, u.ID, q, permission.ReplyOptions)
 	switch {
 	case err != nil:
 		op.Denied, op.Cut, op.Content = false, true, cutText
 		return op, false, nil
 	case state != "answered":
-		op.Content = fmt.Sprintf(unattendedText, u.Name, d.Rule, "no one answered ("+state+")")
+		op.Content = fmt.Sprintf(unattendedText, u.Name, why, "no one answered ("+state+")")
 		return op, false, nil
 	}
 	switch permission.ParseReply(answer) {
@@ -80,12 +84,21 @@ func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok
 	case permission.Once:
 		return op, true, nil
 	}
-	op.Content = fmt.Sprintf("Permission denied: the person refused this %s call (ask rule %s in flower.yaml), so it was not run. Do not ask for it again; do the work another way.", u.Name, d.Rule)
+	op.Content = fmt.Sprintf("Permission denied: the person refused this %s call (%s in flower.yaml), so it was not run. Do not ask for it again; do the work another way.", u.Name, askReason(d))
 	return op, false, nil
 }
 
-// unattendedText denies a call an ask rule matched when no one can answer.
-const unattendedText = "Permission denied: this %s call matches the ask rule %s in flower.yaml, and %s; a call that needs a yes is not run without one. Do the work another way, or note it for the person."
+// askReason says why a call is asked: its ask rule, or the allow rules of
+// its tool that do not cover it.
+func askReason(d permission.Decision) string {
+	if d.Unlisted {
+		return "no allow rule covers it"
+	}
+	return "ask rule " + d.Rule
+}
+
+// unattendedText denies a call that needs a yes when no one can answer.
+const unattendedText = "Permission denied: this %s call %s in flower.yaml, and %s; a call that needs a yes is not run without one. Do the work another way, or note it for the person."
 
 // intend makes an allowed effect's intent durable before it runs, when
 // the response's commit did not (the call needed a person's yes, or a

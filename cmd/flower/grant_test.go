@@ -2,11 +2,42 @@ package main
 
 import (
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/flower-run/flower/model/modeltest"
 )
+
+// TestAllowRulesListWhatRuns: allow rules in flower.yaml list the calls of
+// their tool that run without asking (Claude Code's meaning); another call
+// of that tool is asked, so in flower once (no one to ask) it is denied,
+// while tools no allow rule names run as before.
+func TestAllowRulesListWhatRuns(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTestFile(t, filepath.Join(dir, "flower.yaml"), "permissions:\n  allow: [\"Bash(echo:*)\"]\n")
+	srv, env := fakeModelWith(t, modeltest.Script(
+		bashTurn("echo listed > a"),
+		bashTurn("touch b"),
+		call("", "Write", map[string]any{"file_path": "c", "content": "free"}),
+		modeltest.Turn{Text: "done"},
+	))
+	r := flower(t, dir, env, "once", "try the rules")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for name, want := range map[string]bool{"a": true, "b": false, "c": true} {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("%s exists = %v, want %v", name, err == nil, want)
+		}
+	}
+	reqs := srv.Requests()
+	rs := toolResults(reqs[2])
+	wantIn(t, "touch b", rs[len(rs)-1], "not one the allow rules list for Bash", "there is no one to ask")
+}
 
 // TestGrantSurvivesACrash: the person allows a call "for this run"; flower
 // is killed (SIGKILL) before the judge's turn; the wake that resumes the
