@@ -33,7 +33,6 @@ func init() {
 	if os.Getenv("FLOWER_TEST_MCP_SERVER") == "" {
 		return
 	}
-	appendFile(filepath.Join(os.Getenv("MCP_DIR"), "pids"), fmt.Sprintln(os.Getpid()))
 	srv := sdk.NewServer(&sdk.Implementation{Name: "appender", Version: "1"}, nil)
 	srv.AddTool(&sdk.Tool{Name: "append", Description: "Appends a line to the effects file, once per idempotency key.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"line":{"type":"string"}},"required":["line"]}`)},
@@ -95,14 +94,20 @@ func writeMCPJSON(t *testing.T, dir string, servers map[string]any) {
 	}
 }
 
-// appenderServer is the .mcp.json entry of the test binary's server.
+// appenderServer is the .mcp.json entry of the test binary's server. Its
+// one argument, appenderMarker(t), lets the test find its process: in the
+// sandbox's PID namespace, its own pid means nothing outside.
 func appenderServer(t *testing.T) map[string]any {
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return map[string]any{"command": self, "env": map[string]string{"FLOWER_TEST_MCP_SERVER": "1",
+	return map[string]any{"command": self, "args": []string{appenderMarker(t)}, "env": map[string]string{"FLOWER_TEST_MCP_SERVER": "1",
 		"MCP_DIR": "${MCP_DIR}", "MCP_BLOCK": "${MCP_BLOCK:-}", "MCP_NOTIFY": "${MCP_NOTIFY:-}"}}
+}
+
+func appenderMarker(t *testing.T) string {
+	return fmt.Sprintf("appender:%d:%s", os.Getpid(), t.Name())
 }
 
 // oneCall is a model that makes one call of tool with input, then ends
@@ -200,13 +205,13 @@ func TestMCPCrashDuringEffect(t *testing.T) {
 			case <-time.After(guard):
 				t.Fatal("the MCP call never ran")
 			}
+			pids := processesWith(appenderMarker(t))
+			if len(pids) != 1 {
+				t.Fatalf("server pids %v", pids)
+			}
 			p.cmd.Process.Kill()
 			p.ended()
-			pids := readLines(t, filepath.Join(dir, "pids"))
-			if len(pids) != 1 {
-				t.Fatalf("server pids %q", pids)
-			}
-			waitGone(t, pids[0]) // the server died with flower
+			waitGone(t, strconv.Itoa(pids[0])) // the server died with flower
 			if !strings.Contains(p.stdout.String(), "mcp: ap 1 tools") {
 				t.Errorf("no banner line for the server:\n%s", p.stdout)
 			}

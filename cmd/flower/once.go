@@ -103,7 +103,7 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 		return err
 	}
 	defer box.Close()
-	sources, closeMCP, err := mcpServers(g.workspace, cfg, out)
+	sources, closeMCP, err := mcpServers(g.workspace, cfg, box, out)
 	if err != nil {
 		return err
 	}
