@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Sessions", testSessions},
 		{"Summary", testSummary},
 		{"Last", testLast},
+		{"Stats", testStats},
 		{"RunRoundTrip", testRunRoundTrip},
 		{"RunReplace", testRunReplace},
 		{"Runs", testRuns},
