@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,6 +20,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
 
+	"github.com/flower-run/flower/internal/npmtest"
+	"github.com/flower-run/flower/internal/proctest"
 	"github.com/flower-run/flower/mcp"
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/store"
@@ -205,7 +206,7 @@ func TestMCPCrashDuringEffect(t *testing.T) {
 			case <-time.After(guard):
 				t.Fatal("the MCP call never ran")
 			}
-			pids := processesWith(appenderMarker(t))
+			pids := proctest.WithArg(appenderMarker(t))
 			if len(pids) != 1 {
 				t.Fatalf("server pids %v", pids)
 			}
@@ -326,23 +327,11 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// npmServerIndex is a server installed by .ci/run into mcp/testdata/npm;
-// outside CI, a machine without node or the install skips with one line.
+// npmServerIndex is a server installed by .ci/run into mcp/testdata/npm
+// (npmtest.Server).
 func npmServerIndex(t *testing.T, pkg string) string {
 	t.Helper()
-	path, _ := filepath.Abs(filepath.Join("..", "..", "mcp", "testdata", "npm", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
-	_, nodeErr := exec.LookPath("node")
-	_, statErr := os.Stat(path)
-	switch {
-	case nodeErr == nil && statErr == nil:
-		return path
-	case os.Getenv("CI") != "":
-		t.Fatalf("CI: %s not installed (node: %v; %v): .ci/run must run npm ci in mcp/testdata/npm", pkg, nodeErr, statErr)
-	case nodeErr != nil:
-		t.Skip("node is not installed: the real MCP server tests need node and npm (CI installs them)")
-	}
-	t.Skipf("%s not installed: run npm ci in mcp/testdata/npm", pkg)
-	return ""
+	return npmtest.Server(t, filepath.Join("..", "..", "mcp", "testdata", "npm"), pkg)
 }
 
 // TestWakeOffersMCPToWork: in flower "task", the servers of .mcp.json
