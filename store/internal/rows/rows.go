@@ -36,9 +36,13 @@ func Collect[T any](r Rows, what string, scan func(Rows) (T, error)) ([]T, error
 	return out, nil
 }
 
-// TimeLayout is the layout of time columns: fixed width in UTC, so that
-// text order is time order.
+// TimeLayout is the layout of time columns: fixed width in UTC,
+// nanoseconds kept, so that comparing the text (SQLite's BINARY, or
+// PostgreSQL's collation "C") compares the times.
 const TimeLayout = "2006-01-02T15:04:05.000000000Z"
+
+// Column is the text of a time column.
+func Column(t time.Time) string { return t.UTC().Format(TimeLayout) }
 
 // Run scans an (id, body) row of runs.
 func Run(r Rows) (store.Run, error) {
