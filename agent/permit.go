@@ -36,17 +36,6 @@ func (r *Runtime) decide(u *model.ToolUse) permission.Decision {
 	return permission.Decision{Action: permission.Allow, Rule: d.Rule}
 }
 
-func (r *Runtime) grant(rules []string) {
-	r.grantMu.Lock()
-	defer r.grantMu.Unlock()
-	if r.grants == nil {
-		r.grants = map[string]bool{}
-	}
-	for _, a := range rules {
-		r.grants[a] = true
-	}
-}
-
 // permitted reports whether a call may run as the rules stand, without
 // asking: the calls whose intent the response's commit records.
 func (s *session) permitted(u *model.ToolUse) bool {
@@ -57,44 +46,59 @@ func (s *session) permitted(u *model.ToolUse) bool {
 // gets a denial result naming the rule; an asked one asks the person
 // through the asker, and unattended (no asker, no one watching) is a
 // denial with a note. ok is false when the call must not run; then op is
-// its result.
-func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok bool) {
+// its result. err is the store's, when a grant could not be kept.
+func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok bool, err error) {
 	d := s.rt.decide(u)
 	op = store.Op{ID: u.ID, Tool: u.Name, IsError: true, Denied: true}
 	switch d.Action {
 	case permission.Allow:
-		return op, true
+		return op, true, nil
 	case permission.Deny:
 		op.Content = fmt.Sprintf("Permission denied: this %s call matches the deny rule %s in flower.yaml, so it was not run. Do not try to get around the rule; do the work another way, or say what you need.", u.Name, d.Rule)
-		return op, false
+		return op, false, nil
+	}
+	why := "matches the ask rule " + d.Rule
+	if d.Unlisted {
+		why = "is not one the allow rules list for " + u.Name
 	}
 	if s.rt.asker == nil {
-		op.Content = fmt.Sprintf(unattendedText, u.Name, d.Rule, "there is no one to ask")
-		return op, false
+		op.Content = fmt.Sprintf(unattendedText, u.Name, why, "there is no one to ask")
+		return op, false, nil
 	}
-	q := fmt.Sprintf("Allow this %s call: %s  (ask rule %s in flower.yaml)", u.Name, summary(u.Input), d.Rule)
+	q := fmt.Sprintf("Allow this %s call: %s  (%s in flower.yaml)", u.Name, summary(u.Input), askReason(d))
 	answer, state, err := s.rt.asker.AskPermission(ctx, u.ID, q, permission.ReplyOptions)
 	switch {
 	case err != nil:
 		op.Denied, op.Cut, op.Content = false, true, cutText
-		return op, false
+		return op, false, nil
 	case state != "answered":
-		op.Content = fmt.Sprintf(unattendedText, u.Name, d.Rule, "no one answered ("+state+")")
-		return op, false
+		op.Content = fmt.Sprintf(unattendedText, u.Name, why, "no one answered ("+state+")")
+		return op, false, nil
 	}
 	switch permission.ParseReply(answer) {
 	case permission.ForRun:
-		s.rt.grant(d.Asks)
-		return op, true
+		if err := s.rt.grant(ctx, d.Asks); err != nil {
+			return op, false, err
+		}
+		return op, true, nil
 	case permission.Once:
-		return op, true
+		return op, true, nil
 	}
-	op.Content = fmt.Sprintf("Permission denied: the person refused this %s call (ask rule %s in flower.yaml), so it was not run. Do not ask for it again; do the work another way.", u.Name, d.Rule)
-	return op, false
+	op.Content = fmt.Sprintf("Permission denied: the person refused this %s call (%s in flower.yaml), so it was not run. Do not ask for it again; do the work another way.", u.Name, askReason(d))
+	return op, false, nil
 }
 
-// unattendedText denies a call an ask rule matched when no one can answer.
-const unattendedText = "Permission denied: this %s call matches the ask rule %s in flower.yaml, and %s; a call that needs a yes is not run without one. Do the work another way, or note it for the person."
+// askReason says why a call is asked: its ask rule, or the allow rules of
+// its tool that do not cover it.
+func askReason(d permission.Decision) string {
+	if d.Unlisted {
+		return "no allow rule covers it"
+	}
+	return "ask rule " + d.Rule
+}
+
+// unattendedText denies a call that needs a yes when no one can answer.
+const unattendedText = "Permission denied: this %s call %s in flower.yaml, and %s; a call that needs a yes is not run without one. Do the work another way, or note it for the person."
 
 // intend makes an allowed effect's intent durable before it runs, when
 // the response's commit did not (the call needed a person's yes, or a

@@ -132,3 +132,40 @@ func TestSubagentInheritsRules(t *testing.T) {
 		t.Fatalf("denied events = %q, want the subagent's one", got)
 	}
 }
+
+// TestGrantOutlivesTheProcess: "allow for this run" is kept in the store:
+// a new runtime (a new process, after a crash) working for the same run
+// does not ask again, one working for another run does (issue 10).
+func TestGrantOutlivesTheProcess(t *testing.T) {
+	write := func(name string) modeltest.Turn {
+		return modeltest.Turn{ToolCalls: []modeltest.ToolCall{call("Write", `{"file_path":".github/`+name+`","content":"x"}`)}}
+	}
+	f := newFixture(t, modeltest.Script(write("a.yml"), modeltest.Turn{Text: "done"},
+		write("b.yml"), modeltest.Turn{Text: "done"}, write("c.yml"), modeltest.Turn{Text: "done"}))
+	ask := []string{"Write(.github/**)"}
+	for i, tt := range []struct {
+		run, answer string
+		asked       int
+	}{
+		{run: "r1", answer: "2", asked: 1}, // allow for this run
+		{run: "r1", answer: "3", asked: 0}, // the same run after a restart: allowed, not asked
+		{run: "r2", answer: "3", asked: 1}, // another run: asked again, and refused
+	} {
+		asker := &fakeAsker{answer: tt.answer, state: "answered"}
+		f.rt = f.runtimeWith(agent.Options{Permissions: rules(t, f.ws, ask, nil), Asker: asker})
+		if err := f.rt.SetRun(context.Background(), tt.run); err != nil {
+			t.Fatal(err)
+		}
+		if res := f.run(agent.Spec{Name: "work"}, "write", agent.RunOptions{}); !res.OK {
+			t.Fatalf("run %d: result %+v", i, res)
+		}
+		if len(asker.asked) != tt.asked {
+			t.Errorf("run %d (%s): asked %d times %q, want %d", i, tt.run, len(asker.asked), asker.asked, tt.asked)
+		}
+	}
+	for name, want := range map[string]bool{"a.yml": true, "b.yml": true, "c.yml": false} {
+		if _, err := os.Stat(filepath.Join(f.ws, ".github", name)); (err == nil) != want {
+			t.Errorf("%s written = %v, want %v", name, err == nil, want)
+		}
+	}
+}

@@ -91,8 +91,9 @@ type Runtime struct {
 	perms     *permission.Rules
 	asker     PermissionAsker
 
-	grantMu sync.Mutex      // guards grants
-	grants  map[string]bool // ask rules the person allowed for this run
+	grantMu sync.Mutex      // guards grants, runID
+	grants  map[string]bool // ask rules the person allowed for this run (grants.go)
+	runID   string          // the workflow run grants are kept for; "" keeps them in memory
 
 	mu         sync.Mutex // guards total, cancelTurn and sends on interrupt
 	total      float64

@@ -164,8 +164,8 @@ func (s *session) runTool(ctx context.Context, c resume.Call) (op store.Op, err 
 		op.Content, op.IsError, op.Cut = cutText, true, true
 		return op, nil
 	}
-	if denied, ok := s.permit(ctx, u); !ok {
-		return denied, nil
+	if denied, ok, err := s.permit(ctx, u); err != nil || !ok {
+		return denied, err
 	}
 	if s.isEffect(u.Name) && c.Runs == 0 && !s.intended(u) {
 		if err := s.intend(ctx, u); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -199,18 +200,9 @@ func (s *server) spawn(ctx context.Context, client *sdk.Client) (*sdk.ClientSess
 	if err != nil {
 		return nil, err
 	}
-	lifeR, lifeW, err := os.Pipe()
+	cmd, started, end, err := s.command(path, args, env)
 	if err != nil {
-		return nil, fmt.Errorf("lifeline pipe: %w", err)
-	}
-	cmd := wrap(path, args, lifeR)
-	cmd.Env, cmd.Dir, cmd.Stderr = env, s.opts.Workspace, s.stderr
-	if s.opts.Contain != nil {
-		if err := s.opts.Contain(cmd); err != nil {
-			lifeR.Close()
-			lifeW.Close()
-			return nil, fmt.Errorf("contain: %w", err)
-		}
+		return nil, err
 	}
 	type connected struct {
 		cs  *sdk.ClientSession
@@ -220,7 +212,7 @@ func (s *server) spawn(ctx context.Context, client *sdk.Client) (*sdk.ClientSess
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with the server
 		cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, nil)
-		lifeR.Close()
+		started()
 		out <- connected{cs, err}
 		if err == nil {
 			<-done
@@ -231,7 +223,7 @@ func (s *server) spawn(ctx context.Context, client *sdk.Client) (*sdk.ClientSess
 	var once sync.Once
 	s.stop = func() {
 		once.Do(func() {
-			lifeW.Close() // the watcher kills the group
+			end() // the watcher (or the sandbox's helper) kills what the server started
 			killGroup(cmd.Process)
 			close(done)
 		})
@@ -241,6 +233,27 @@ func (s *server) spawn(ctx context.Context, client *sdk.Client) (*sdk.ClientSess
 		return nil, fmt.Errorf("start: %w", c.err)
 	}
 	return c.cs, nil
+}
+
+// command is the exec.Cmd of a stdio server: under the sandbox when
+// Options.Contain is set, else under flower's lifeline (wrap). started
+// runs after the start, end when the server stops.
+func (s *server) command(path string, args, env []string) (cmd *exec.Cmd, started, end func(), err error) {
+	if s.opts.Contain != nil {
+		cmd = exec.Command(path, args...)
+		cmd.Env, cmd.Dir, cmd.Stderr = env, s.opts.Workspace, s.stderr
+		if started, end, err = s.opts.Contain(cmd); err != nil {
+			return nil, nil, nil, fmt.Errorf("contain: %w", err)
+		}
+		return cmd, started, end, nil
+	}
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("lifeline pipe: %w", err)
+	}
+	cmd = wrap(path, args, lifeR)
+	cmd.Env, cmd.Dir, cmd.Stderr = env, s.opts.Workspace, s.stderr
+	return cmd, func() { lifeR.Close() }, func() { lifeW.Close() }, nil
 }
 
 // expandStdio resolves ${VAR} in the command, its args and env.

@@ -26,10 +26,14 @@ type Options struct {
 	// counts once they started, a server that failed or died. Default:
 	// nothing.
 	Report func(line string)
-	// Contain, when set, is applied to a stdio server's command before it
-	// starts: the hook for the sandbox (Landlock, namespaces) that Bash
-	// commands run in, so that servers get the same containment.
-	Contain func(*exec.Cmd) error
+	// Contain, when set, starts stdio servers in the sandbox (Landlock,
+	// namespaces) that Bash commands run in: it gets the server's command
+	// as for a direct run (Path, Args, Env, Dir, Stderr set) and rewrites
+	// it to run under the sandbox's helper. started is called once the
+	// command has started (or failed to), end when the server is stopped:
+	// then the sandbox kills everything the server started. Without it, a
+	// server runs under flower's own lifeline, in a process group.
+	Contain func(cmd *exec.Cmd) (started, end func(), err error)
 	// Now is the clock of restart backoff; default time.Now.
 	Now func() time.Time
 	// OutputCap bounds the text of one result, as tool.Env.OutputCap does

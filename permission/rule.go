@@ -29,9 +29,12 @@
 //     (mcp__github__*).
 //
 // Rules are tried deny first, then ask, then allow, as Claude Code does:
-// the first match decides, whatever the specificity. A call no rule
-// matches is allowed (flower runs unattended by design; the sandbox, not
-// the rules, is what confines Bash). Rules on Bash are a guard against
+// the first match decides, whatever the specificity. Allow rules list what
+// runs without asking: a call of a tool that has allow rules, which none
+// of them covers, is asked (a Bash line is covered when each of its
+// commands is). A call of a tool no rule names is allowed (flower runs
+// unattended by design; the sandbox, not the rules, is what confines
+// Bash). Rules on Bash are a guard against
 // mistakes, not a security boundary: a command can always be spelt in a
 // way no pattern foresees (variables, scripts, aliases).
 package permission

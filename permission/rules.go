@@ -54,10 +54,17 @@ type Decision struct {
 	// Asks are every ask rule the call matched, when Action is Ask: an
 	// "allow for this run" answer grants them all.
 	Asks []string
+	// Unlisted is true when the call is asked because its tool has allow
+	// rules and none covers the call (Rule is ""); then Asks holds a key
+	// of this exact call, so "allow for this run" allows it again, not
+	// the whole tool.
+	Unlisted bool
 }
 
 // Check decides a call of tool with input (the model's JSON): the first
-// of deny, ask, allow with a matching rule, else Allow.
+// of deny, ask, allow with a matching rule; else Ask when allow rules name
+// the tool (they list what runs without asking, as in Claude Code), else
+// Allow.
 func (r *Rules) Check(tool string, input json.RawMessage) Decision {
 	if r.Empty() {
 		return Decision{Action: Allow}
@@ -77,12 +84,42 @@ func (r *Rules) Check(tool string, input json.RawMessage) Decision {
 	if len(asks) > 0 {
 		return Decision{Action: Ask, Rule: asks[0], Asks: asks}
 	}
+	if rule, ok := r.allowedBy(c); ok {
+		return Decision{Action: Allow, Rule: rule}
+	}
 	for _, rule := range r.allow {
-		if c.matches(rule) {
-			return Decision{Action: Allow, Rule: rule.Text}
+		if applies(rule, c.tool) {
+			return Decision{Action: Ask, Unlisted: true, Asks: []string{"call " + tool + " " + string(input)}}
 		}
 	}
 	return Decision{Action: Allow}
+}
+
+// allowedBy returns the allow rule that covers c. A Bash command line is
+// covered only when each of its commands is ("go test && rm -rf x" is not
+// covered by Bash(go test:*)), as Claude Code checks each subcommand.
+func (r *Rules) allowedBy(c call) (string, bool) {
+	if len(c.commands) <= 1 {
+		for _, rule := range r.allow {
+			if c.matches(rule) {
+				return rule.Text, true
+			}
+		}
+		return "", false
+	}
+	first := ""
+	for _, cmd := range c.commands {
+		one := c
+		one.commands = []string{cmd}
+		rule, ok := r.allowedBy(one)
+		if !ok {
+			return "", false
+		}
+		if first == "" {
+			first = rule
+		}
+	}
+	return first, true
 }
 
 // call is what the rules see of one call: its tool, and what its input

@@ -74,11 +74,13 @@ func TestCheck(t *testing.T) {
 		want  Action
 		rule  string
 	}{
-		{"Bash", in("command", "ls -la"), Allow, ""},
+		{"Bash", in("command", "ls -la"), Ask, ""}, // Bash has allow rules, and none covers it
 		{"Bash", in("command", "go test ./..."), Allow, "Bash(go test:*)"},
+		{"Bash", in("command", "go test ./a && go test ./b"), Allow, "Bash(go test:*)"},
+		{"Bash", in("command", "go test ./... && touch x"), Ask, ""}, // each command must be allowed
 		{"Bash", in("command", "git push origin main"), Deny, "Bash(git * main)"},
 		{"Bash", in("command", "git push"), Ask, "Bash(git push:*)"},
-		{"Bash", in("command", "git pushx"), Allow, ""},
+		{"Bash", in("command", "git pushx"), Ask, ""},
 		{"Bash", in("command", "cd sub && git  push origin"), Ask, "Bash(git push:*)"},
 		{"Bash", in("command", "echo hi; FOO=1 nohup git push -f"), Ask, "Bash(git push:*)"},
 		{"Bash", in("command", "timeout 5 env A=b git push"), Ask, "Bash(git push:*)"},
@@ -109,6 +111,42 @@ func TestCheck(t *testing.T) {
 		got := r.Check(tt.tool, tt.input)
 		if got.Action != tt.want || got.Rule != tt.rule {
 			t.Errorf("Check(%s, %s) = %v %q, want %v %q", tt.tool, tt.input, got.Action, got.Rule, tt.want, tt.rule)
+		}
+		if unlisted := got.Action == Ask && tt.rule == ""; got.Unlisted != unlisted || unlisted && len(got.Asks) != 1 {
+			t.Errorf("Check(%s, %s) = %+v, want Unlisted %v with the call's key", tt.tool, tt.input, got, unlisted)
+		}
+	}
+}
+
+// TestAllowListsATool: allow rules change nothing for tools they do not
+// name; for a tool they name, they list what runs without asking.
+func TestAllowListsATool(t *testing.T) {
+	ws := t.TempDir()
+	none, err := New(ws, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	some, err := New(ws, []string{"Bash(go test:*)", "WebFetch(domain:go.dev)"}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		tool       string
+		input      json.RawMessage
+		none, some Action
+	}{
+		{"Bash", in("command", "go test ./..."), Allow, Allow},
+		{"Bash", in("command", "make"), Allow, Ask},
+		{"WebFetch", in("url", "https://pkg.go.dev/x"), Allow, Allow},
+		{"WebFetch", in("url", "https://example.com/"), Allow, Ask},
+		{"Write", in("file_path", "x.go"), Allow, Allow}, // no allow rule names Write
+	}
+	for _, tt := range tests {
+		if got := none.Check(tt.tool, tt.input).Action; got != tt.none {
+			t.Errorf("no rules: Check(%s, %s) = %v, want %v", tt.tool, tt.input, got, tt.none)
+		}
+		if got := some.Check(tt.tool, tt.input).Action; got != tt.some {
+			t.Errorf("allow rules: Check(%s, %s) = %v, want %v", tt.tool, tt.input, got, tt.some)
 		}
 	}
 }

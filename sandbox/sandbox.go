@@ -205,3 +205,15 @@ func (s *Sandbox) Summary() string {
 	return fmt.Sprintf("Commands run in a sandbox: they can read any file but write only under %s (%s). %s",
 		strings.Join(w, ", "), tmp, net)
 }
+
+// Widen returns a sandbox like s whose processes may also write paths
+// (absolute), sharing s's TMPDIR: for a kind of process that needs more
+// than Bash does (npx's cache for MCP servers). Close s, not the copy.
+func (s *Sandbox) Widen(paths ...string) *Sandbox {
+	if s == nil {
+		return nil
+	}
+	w := *s
+	w.cfg.Writable = slices.Concat(s.cfg.Writable, paths)
+	return &w
+}

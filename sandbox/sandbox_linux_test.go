@@ -9,10 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flower-run/flower/internal/proctest"
 )
 
 // newSandbox is a sandbox on a fresh workspace; it skips where Landlock is
@@ -206,23 +207,4 @@ func uniqueSleep() string {
 }
 
 // withArg lists the live processes one of whose arguments is arg.
-func withArg(arg string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || len(b) == 0 {
-			continue // gone, or a zombie
-		}
-		for _, a := range bytes.Split(b, []byte{0}) {
-			if string(a) == arg {
-				out = append(out, pid)
-			}
-		}
-	}
-	return out
-}
+var withArg = proctest.WithArg

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flower-run/flower/internal/proctest"
 )
 
 // procStat returns the state and process group of pid from /proc, or
@@ -96,23 +97,4 @@ func uniqueSleep() string {
 var markerSeq int
 
 // withArg lists the live processes one of whose arguments is arg.
-func withArg(arg string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || len(b) == 0 {
-			continue // gone, or a zombie
-		}
-		for _, a := range bytes.Split(b, []byte{0}) {
-			if string(a) == arg {
-				out = append(out, pid)
-			}
-		}
-	}
-	return out
-}
+var withArg = proctest.WithArg

@@ -79,6 +79,10 @@ func (r *runner) prepare(ctx context.Context) error {
 	if err := r.commit(ctx, b); err != nil {
 		return err
 	}
+	// What the person allowed "for this run" holds again after a crash.
+	if err := r.rt.SetRun(ctx, r.run.ID); err != nil {
+		return err
+	}
 	r.validate()
 	if err := r.restoreRan(ctx); err != nil {
 		return err

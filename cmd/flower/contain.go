@@ -130,6 +130,12 @@ func lockWorkspace(ws, runDir string, now time.Time) (unlock func(), err error) 
 	if sameDir(dir, runDir) || filepath.Clean(dir) == filepath.Clean(runDir) {
 		return func() {}, nil
 	}
+	return lockProject(ws, dir, now)
+}
+
+// lockProject takes the lock of dir, ws's directory under the state
+// directory, refusing in one line that names the holder.
+func lockProject(ws, dir string, now time.Time) (unlock func(), err error) {
 	unlock, err = workflow.Lock(dir, now)
 	if errors.Is(err, workflow.ErrBusy) {
 		o, _ := workflow.Holder(dir)

@@ -59,6 +59,12 @@ func flower(t *testing.T, dir string, env []string, args ...string) ran {
 	cmd := exec.Command(flowerBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(baseEnv(dir), env...)
+	return ranOf(t, cmd)
+}
+
+// ranOf runs cmd to its end and returns what it printed and its exit code.
+func ranOf(t *testing.T, cmd *exec.Cmd) ran {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

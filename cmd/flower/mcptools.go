@@ -16,7 +16,7 @@ import (
 // the servers start when the first step asks for its tools, and report
 // their banner line (or a failure) to out then. The returned close stops
 // them; sources is nil when no server is configured.
-func mcpServers(ws string, cfg config.Config, out io.Writer) (sources []tool.Source, closeAll func(), err error) {
+func mcpServers(ws string, cfg config.Config, box *containment, out io.Writer) (sources []tool.Source, closeAll func(), err error) {
 	abs, err := filepath.Abs(ws)
 	if err != nil {
 		return nil, nil, usageErr("--workspace: %v", err)
@@ -29,12 +29,10 @@ func mcpServers(ws string, cfg config.Config, out io.Writer) (sources []tool.Sou
 		return nil, func() {}, nil
 	}
 	var mu sync.Mutex // serializes lines from servers starting concurrently
-	set := mcp.New(servers, mcp.Options{Workspace: abs, Report: func(line string) {
+	set := mcp.New(servers, mcp.Options{Workspace: abs, Contain: mcpContain(box.sandbox), Report: func(line string) {
 		mu.Lock()
 		defer mu.Unlock()
 		fmt.Fprintln(out, line)
 	}})
-	// Contain: when the sandbox lands, its containment of Bash commands
-	// goes here too (mcp.Options.Contain), so that stdio servers run in it.
 	return []tool.Source{set}, func() { _ = set.Close() }, nil
 }

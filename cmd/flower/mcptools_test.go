@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,6 +20,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
 
+	"github.com/flower-run/flower/internal/npmtest"
+	"github.com/flower-run/flower/internal/proctest"
 	"github.com/flower-run/flower/mcp"
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/store"
@@ -33,7 +34,6 @@ func init() {
 	if os.Getenv("FLOWER_TEST_MCP_SERVER") == "" {
 		return
 	}
-	appendFile(filepath.Join(os.Getenv("MCP_DIR"), "pids"), fmt.Sprintln(os.Getpid()))
 	srv := sdk.NewServer(&sdk.Implementation{Name: "appender", Version: "1"}, nil)
 	srv.AddTool(&sdk.Tool{Name: "append", Description: "Appends a line to the effects file, once per idempotency key.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"line":{"type":"string"}},"required":["line"]}`)},
@@ -95,14 +95,20 @@ func writeMCPJSON(t *testing.T, dir string, servers map[string]any) {
 	}
 }
 
-// appenderServer is the .mcp.json entry of the test binary's server.
+// appenderServer is the .mcp.json entry of the test binary's server. Its
+// one argument, appenderMarker(t), lets the test find its process: in the
+// sandbox's PID namespace, its own pid means nothing outside.
 func appenderServer(t *testing.T) map[string]any {
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return map[string]any{"command": self, "env": map[string]string{"FLOWER_TEST_MCP_SERVER": "1",
+	return map[string]any{"command": self, "args": []string{appenderMarker(t)}, "env": map[string]string{"FLOWER_TEST_MCP_SERVER": "1",
 		"MCP_DIR": "${MCP_DIR}", "MCP_BLOCK": "${MCP_BLOCK:-}", "MCP_NOTIFY": "${MCP_NOTIFY:-}"}}
+}
+
+func appenderMarker(t *testing.T) string {
+	return fmt.Sprintf("appender:%d:%s", os.Getpid(), t.Name())
 }
 
 // oneCall is a model that makes one call of tool with input, then ends
@@ -200,13 +206,13 @@ func TestMCPCrashDuringEffect(t *testing.T) {
 			case <-time.After(guard):
 				t.Fatal("the MCP call never ran")
 			}
+			pids := proctest.WithArg(appenderMarker(t))
+			if len(pids) != 1 {
+				t.Fatalf("server pids %v", pids)
+			}
 			p.cmd.Process.Kill()
 			p.ended()
-			pids := readLines(t, filepath.Join(dir, "pids"))
-			if len(pids) != 1 {
-				t.Fatalf("server pids %q", pids)
-			}
-			waitGone(t, pids[0]) // the server died with flower
+			waitGone(t, strconv.Itoa(pids[0])) // the server died with flower
 			if !strings.Contains(p.stdout.String(), "mcp: ap 1 tools") {
 				t.Errorf("no banner line for the server:\n%s", p.stdout)
 			}
@@ -321,23 +327,11 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// npmServerIndex is a server installed by .ci/run into mcp/testdata/npm;
-// outside CI, a machine without node or the install skips with one line.
+// npmServerIndex is a server installed by .ci/run into mcp/testdata/npm
+// (npmtest.Server).
 func npmServerIndex(t *testing.T, pkg string) string {
 	t.Helper()
-	path, _ := filepath.Abs(filepath.Join("..", "..", "mcp", "testdata", "npm", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
-	_, nodeErr := exec.LookPath("node")
-	_, statErr := os.Stat(path)
-	switch {
-	case nodeErr == nil && statErr == nil:
-		return path
-	case os.Getenv("CI") != "":
-		t.Fatalf("CI: %s not installed (node: %v; %v): .ci/run must run npm ci in mcp/testdata/npm", pkg, nodeErr, statErr)
-	case nodeErr != nil:
-		t.Skip("node is not installed: the real MCP server tests need node and npm (CI installs them)")
-	}
-	t.Skipf("%s not installed: run npm ci in mcp/testdata/npm", pkg)
-	return ""
+	return npmtest.Server(t, filepath.Join("..", "..", "mcp", "testdata", "npm"), pkg)
 }
 
 // TestWakeOffersMCPToWork: in flower "task", the servers of .mcp.json

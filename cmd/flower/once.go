@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -82,6 +83,11 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	if err := checkLimits(g.model, f.maxTurns, f.budget); err != nil {
 		return err
 	}
+	unlock, err := lockForOnce(ws, g.runDir, time.Now())
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	b, err := chooseBackend(g.model, modelClient(g, cfg))
 	if err != nil {
 		return err
@@ -97,7 +103,7 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 		return err
 	}
 	defer box.Close()
-	sources, closeMCP, err := mcpServers(g.workspace, cfg, out)
+	sources, closeMCP, err := mcpServers(g.workspace, cfg, box, out)
 	if err != nil {
 		return err
 	}
@@ -146,4 +152,19 @@ func kilo(n int) string {
 		return fmt.Sprint(n)
 	}
 	return fmt.Sprintf("%.1fK", float64(n)/1000)
+}
+
+// lockForOnce takes the lock a wake takes on the workspace (R9.6: one
+// driver per workspace; a once works there like a wake), with the same
+// refusal. When the run dir is the workspace's state directory, the wake
+// holds that lock as the run dir's (in drive); once takes it here.
+func lockForOnce(ws, runDir string, now time.Time) (unlock func(), err error) {
+	dir, err := projectDir(ws)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if sameDir(dir, runDir) || filepath.Clean(dir) == filepath.Clean(runDir) {
+		return lockProject(ws, dir, now)
+	}
+	return lockWorkspace(ws, runDir, now)
 }

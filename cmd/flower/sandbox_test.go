@@ -8,11 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/flower-run/flower/internal/proctest"
 	"github.com/flower-run/flower/model/modeltest"
 )
 
@@ -72,7 +72,7 @@ func TestContainmentThroughTheCLI(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if pids := processesWith(marker); len(pids) > 0 {
+	if pids := proctest.WithArg(marker); len(pids) > 0 {
 		t.Errorf("the setsid grandchild outlived its call: %v", pids)
 	}
 	// Each request after the first answers one call; the view drops old
@@ -122,7 +122,7 @@ func TestSetsidDiesWithKilledFlower(t *testing.T) {
 	))
 	p := startFlower(t, dir, env, false, "once", "start a daemon")
 	deadline := time.Now().Add(guard)
-	for len(processesWith(marker)) < 2 {
+	for len(proctest.WithArg(marker)) < 2 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the sleeps never started\n%s\n%s", p.stdout, p.stderr)
 		}
@@ -132,9 +132,9 @@ func TestSetsidDiesWithKilledFlower(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.ended()
-	for len(processesWith(marker)) > 0 {
+	for len(proctest.WithArg(marker)) > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("processes outlived a SIGKILLed flower: %v", processesWith(marker))
+			t.Fatalf("processes outlived a SIGKILLed flower: %v", proctest.WithArg(marker))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -157,28 +157,6 @@ func writeTestFile(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// processesWith lists the live processes one of whose arguments is arg.
-func processesWith(arg string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		for _, a := range bytes.Split(b, []byte{0}) {
-			if string(a) == arg {
-				out = append(out, pid)
-			}
-		}
-	}
-	return out
 }
 
 // TestAskRuleAsksThePerson: in an attended wake, a call an ask rule

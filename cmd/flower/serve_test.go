@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -84,39 +83,12 @@ func resultsSinceLastPrompt(msgs []model.Message) []string {
 	return results
 }
 
-// outBuf collects an output stream; a test can wait for text in it.
-type outBuf struct {
-	mu      sync.Mutex // guards b and changed
-	b       strings.Builder
-	changed chan struct{} // closed and replaced on every write
-}
-
-func newOutBuf() *outBuf { return &outBuf{changed: make(chan struct{})} }
-
-func (o *outBuf) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.b.Write(p)
-	close(o.changed)
-	o.changed = make(chan struct{})
-	return len(p), nil
-}
-
-// snapshot is the text so far and a channel closed at the next write.
-func (o *outBuf) snapshot() (string, <-chan struct{}) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.String(), o.changed
-}
-
-func (o *outBuf) String() string { s, _ := o.snapshot(); return s }
-
 // serving is a flower process started by a test.
 type serving struct {
 	t              *testing.T
 	cmd            *exec.Cmd
 	stdin          io.WriteCloser
-	stdout, stderr *outBuf
+	stdout, stderr *watched
 	done           chan struct{} // closed when the process has ended
 	err            error         // Wait's, once done
 }
@@ -127,7 +99,7 @@ const serveBound = 90 * time.Second
 
 func startServing(t *testing.T, dir string, env []string, args ...string) *serving {
 	t.Helper()
-	s := &serving{t: t, stdout: newOutBuf(), stderr: newOutBuf(), done: make(chan struct{})}
+	s := &serving{t: t, stdout: newWatched(), stderr: newWatched(), done: make(chan struct{})}
 	s.cmd = exec.Command(flowerBin, args...)
 	s.cmd.Dir = dir
 	s.cmd.Env = append(baseEnv(dir), env...)

@@ -48,13 +48,13 @@ func runSessions(ctx context.Context, g *globals, out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTEP\tSTARTED\tTURNS\tCOST\tPROMPT")
 	for _, m := range metas {
-		entries, err := s.Load(ctx, m.Key)
+		// Only what the line shows: a long session's tool results stay unread.
+		st, err := store.ReadStats(ctx, s, m.Key)
 		if err != nil {
 			return &exitError{code: exitFailed, err: err}
 		}
-		turns, cost, prompt := summarize(entries)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t$%.4f\t%s\n", sessionID(ws, m.Key), dash(m.Agent),
-			m.Created.Local().Format(time.DateTime), turns, cost, clipLine(prompt, 60))
+			m.Created.Local().Format(time.DateTime), st.Turns, st.Cost, clipLine(firstLineOf(st.Prompt), 60))
 	}
 	return tw.Flush()
 }
@@ -77,21 +77,6 @@ func topSessions(ctx context.Context, s store.Store, ws, prefix string) ([]store
 
 func sessionID(ws, key string) string {
 	return strings.TrimPrefix(key, store.ProjectKey(ws)+"/")
-}
-
-// summarize is a session's model responses, their cost and the first
-// line of its first prompt.
-func summarize(entries []store.Entry) (turns int, cost float64, prompt string) {
-	for _, e := range entries {
-		switch {
-		case e.Kind == store.KindAssistant:
-			turns++
-			cost += e.Cost
-		case e.Kind == store.KindUser && prompt == "" && e.Message != nil:
-			prompt = firstLineOf(e.Message.TextOf())
-		}
-	}
-	return turns, cost, prompt
 }
 
 func clipLine(s string, n int) string {

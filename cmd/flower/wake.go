@@ -154,7 +154,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err := ch.Restore(ctx); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	sources, closeMCP, err := mcpServers(ws, cfg, out)
+	sources, closeMCP, err := mcpServers(ws, cfg, box, out)
 	if err != nil {
 		return err
 	}

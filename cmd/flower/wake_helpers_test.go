@@ -312,6 +312,13 @@ func (w *watched) String() string {
 	return w.buf.String()
 }
 
+// snapshot is the text so far and a channel closed at the next write.
+func (w *watched) snapshot() (string, <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String(), w.changed
+}
+
 // waitFor blocks until the output holds text, or done is closed first (the
 // process ended): then it reports false.
 func (w *watched) waitFor(text string, done <-chan struct{}) bool {

@@ -2,8 +2,6 @@ package openai
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"testing"
 
 	"github.com/flower-run/flower/model"
@@ -19,21 +17,7 @@ func TestMemoSendsWhatAFreshConversionSends(t *testing.T) {
 	defer srv.Close()
 	p := New(Config{APIKey: "sk-test", BaseURL: srv.OpenAIBaseURL()})
 	memo := &model.Memo{}
-	var msgs []model.Message
-	var steps [][]model.Message
-	for i := range 6 {
-		id := fmt.Sprintf("t%d", i)
-		msgs = append(msgs, userText(fmt.Sprintf("q%d", i)),
-			model.Message{Role: model.Assistant, Content: []model.Block{&model.Text{Text: "let me see"},
-				&model.ToolUse{ID: id, Name: "get_weather", Input: json.RawMessage(`{"city":"Oslo"}`)}}},
-			model.Message{Role: model.User, Content: []model.Block{&model.ToolResult{ToolUseID: id, Content: "rain"}}})
-		steps = append(steps, append([]model.Message(nil), msgs...))
-	}
-	rewritten := append([]model.Message(nil), msgs...)
-	rewritten[4] = model.Message{Role: model.Assistant, Content: []model.Block{&model.Text{Text: "changed"},
-		&model.ToolUse{ID: "t1", Name: "get_weather", Input: json.RawMessage(`{"city":"Bergen"}`)}}}
-	steps = append(steps, rewritten, rewritten[:5], rewritten)
-	for i, m := range steps {
+	for i, m := range modeltest.MemoSteps() {
 		for _, memo := range []*model.Memo{memo, nil} {
 			req := weatherRequest()
 			req.Messages, req.Memo = m, memo

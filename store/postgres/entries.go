@@ -4,20 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/internal/rows"
 	"github.com/flower-run/flower/store/sqlite"
 )
 
-// timeLayout is the layout of time columns, as in store/sqlite: fixed
-// width in UTC, nanoseconds kept, so that comparing the text (collation
-// "C") compares the times.
-const timeLayout = "2006-01-02T15:04:05.000000000Z"
-
-func column(t time.Time) string { return t.UTC().Format(timeLayout) }
+// column is the text of a time column (rows.TimeLayout).
+var column = rows.Column
 
 // Append writes entries in one transaction: it is Commit of a batch of
 // entries only.

@@ -3,11 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/internal/rows"
 )
 
 var _ store.Events = (*DB)(nil)
@@ -49,28 +49,12 @@ func (d *DB) EventsAfter(ctx context.Context, stream string, after int64, limit 
 		q += ` LIMIT $3`
 		args = append(args, limit)
 	}
-	rows, err := d.pool.Query(ctx, q, args...)
+	rs, err := d.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("events of %s: %w", stream, err)
 	}
-	defer rows.Close()
-	var out []store.Event
-	for rows.Next() {
-		e := store.Event{Stream: stream}
-		var at, body string
-		if err := rows.Scan(&e.Seq, &e.Kind, &at, &body); err != nil {
-			return nil, fmt.Errorf("events of %s: %w", stream, err)
-		}
-		if e.Time, err = time.Parse(timeLayout, at); err != nil {
-			return nil, fmt.Errorf("events of %s: seq %d: time %q: %w", stream, e.Seq, at, err)
-		}
-		e.Body = []byte(body)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("events of %s: %w", stream, err)
-	}
-	return out, nil
+	defer rs.Close()
+	return rows.Collect(rs, "events of "+stream, rows.Event(stream))
 }
 
 // LastEvent is the highest seq of stream.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/internal/rows"
 )
 
 // Commit writes a batch in one transaction, durable when it returns: the
@@ -205,7 +206,7 @@ func (d *DB) Run(ctx context.Context, id string) (store.Run, bool, error) {
 	if err != nil {
 		return store.Run{}, false, fmt.Errorf("run %s: %w", id, err)
 	}
-	r, err := decodeRun(col, body)
+	r, err := rows.DecodeRun(col, body)
 	if err != nil {
 		return store.Run{}, false, fmt.Errorf("run %s: %w", id, err)
 	}
@@ -223,27 +224,12 @@ func (d *DB) Runs(ctx context.Context, workspace string) ([]store.Run, error) {
 
 // queryRuns decodes the (id, body) rows of q.
 func (d *DB) queryRuns(ctx context.Context, what, q string, args ...any) ([]store.Run, error) {
-	rows, err := d.pool.Query(ctx, q, args...)
+	rs, err := d.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	defer rows.Close()
-	var out []store.Run
-	for rows.Next() {
-		var id, body string
-		if err := rows.Scan(&id, &body); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		r, err := decodeRun(id, body)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	return out, nil
+	defer rs.Close()
+	return rows.Collect(rs, what, rows.Run)
 }
 
 // Lineage returns the current thread of workspace, folded from its
@@ -281,43 +267,10 @@ func (d *DB) Results(ctx context.Context, run string) ([]store.StepResult, error
 	if run != "" {
 		q, args = `SELECT run, step, body FROM results WHERE run = $1 ORDER BY seq`, []any{run}
 	}
-	rows, err := d.pool.Query(ctx, q, args...)
+	rs, err := d.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("results %s: %w", run, err)
 	}
-	defer rows.Close()
-	var out []store.StepResult
-	for rows.Next() {
-		var runCol, step, body string
-		if err := rows.Scan(&runCol, &step, &body); err != nil {
-			return nil, fmt.Errorf("results %s: %w", run, err)
-		}
-		var r store.StepResult
-		if err := json.Unmarshal([]byte(body), &r); err != nil {
-			return nil, fmt.Errorf("results %s: decode %s/%s: %w", run, runCol, step, err)
-		}
-		if r.Run != runCol || r.Step != step {
-			return nil, fmt.Errorf("results %s: decode %s/%s: the body is of %s/%s", run, runCol, step, r.Run, r.Step)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("results %s: %w", run, err)
-	}
-	return out, nil
-}
-
-// decodeRun decodes a runs.body column; id is the row's id column.
-func decodeRun(id, body string) (store.Run, error) {
-	var r store.Run
-	if err := json.Unmarshal([]byte(body), &r); err != nil {
-		return store.Run{}, fmt.Errorf("decode run %q: %w", id, err)
-	}
-	switch {
-	case r.ID == "" || r.Workspace == "" || r.Status == "":
-		return store.Run{}, fmt.Errorf("decode run %q: id, workspace or status missing", id)
-	case r.ID != id:
-		return store.Run{}, fmt.Errorf("decode run %q: the body is of run %q", id, r.ID)
-	}
-	return r, nil
+	defer rs.Close()
+	return rows.Collect(rs, "results "+run, rows.Result)
 }

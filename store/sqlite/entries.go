@@ -5,19 +5,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/internal/rows"
 )
 
-// timeLayout is the layout of time columns: fixed width in UTC, so that
-// comparing the text compares the times.
-const timeLayout = "2006-01-02T15:04:05.000000000Z"
-
-func column(t time.Time) string { return t.UTC().Format(timeLayout) }
+// column is the text of a time column (rows.TimeLayout).
+var column = rows.Column
 
 // Append writes entries in one transaction, fsync'd when it returns: a model
 // response and the intents of its tool calls become durable together. It is

@@ -5,9 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
-	"time"
 
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/internal/rows"
 )
 
 var _ store.Events = (*DB)(nil)
@@ -71,29 +71,13 @@ func (d *DB) EventsAfter(ctx context.Context, stream string, after int64, limit 
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	rows, err := d.db.QueryContext(ctx,
+	rs, err := d.db.QueryContext(ctx,
 		`SELECT seq, kind, time, body FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`, stream, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events of %s: %w", stream, err)
 	}
-	defer rows.Close()
-	var out []store.Event
-	for rows.Next() {
-		e := store.Event{Stream: stream}
-		var at, body string
-		if err := rows.Scan(&e.Seq, &e.Kind, &at, &body); err != nil {
-			return nil, fmt.Errorf("events of %s: %w", stream, err)
-		}
-		if e.Time, err = time.Parse(timeLayout, at); err != nil {
-			return nil, fmt.Errorf("events of %s: seq %d: time %q: %w", stream, e.Seq, at, err)
-		}
-		e.Body = []byte(body)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("events of %s: %w", stream, err)
-	}
-	return out, nil
+	defer rs.Close()
+	return rows.Collect(rs, "events of "+stream, rows.Event(stream))
 }
 
 // LastEvent is the highest seq of stream.

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/internal/rows"
 )
 
 // Exported for the external tests of this package only.
@@ -18,9 +19,9 @@ func AppendBody(dst []byte, e *store.Entry) ([]byte, error) { return appendBody(
 // Codecs of the run-state records, for fuzzing.
 var (
 	EncodeRun    = encodeRun
-	DecodeRun    = decodeRun
+	DecodeRun    = rows.DecodeRun
 	EncodeResult = encodeResult
-	DecodeResult = decodeResult
+	DecodeResult = rows.DecodeResult
 )
 
 // Queries are the queries of the statements whose plans tests check, by

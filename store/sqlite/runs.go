@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/internal/rows"
 )
 
 // Commit writes a batch in one write transaction, fsync'd when it returns:
@@ -172,7 +173,7 @@ func (d *DB) Run(ctx context.Context, id string) (store.Run, bool, error) {
 	if err != nil {
 		return store.Run{}, false, fmt.Errorf("run %s: %w", id, err)
 	}
-	r, err := decodeRun(col, body)
+	r, err := rows.DecodeRun(col, body)
 	if err != nil {
 		return store.Run{}, false, fmt.Errorf("run %s: %w", id, err)
 	}
@@ -186,27 +187,12 @@ func (d *DB) Runs(ctx context.Context, workspace string) ([]store.Run, error) {
 	if workspace != "" {
 		st, args = d.stmts.runsOf, []any{workspace}
 	}
-	rows, err := st.QueryContext(ctx, args...)
+	rs, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("runs %s: %w", workspace, err)
 	}
-	defer rows.Close()
-	var out []store.Run
-	for rows.Next() {
-		var id, body string
-		if err := rows.Scan(&id, &body); err != nil {
-			return nil, fmt.Errorf("runs %s: %w", workspace, err)
-		}
-		r, err := decodeRun(id, body)
-		if err != nil {
-			return nil, fmt.Errorf("runs %s: %w", workspace, err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("runs %s: %w", workspace, err)
-	}
-	return out, nil
+	defer rs.Close()
+	return rows.Collect(rs, "runs "+workspace, rows.Run)
 }
 
 // Lineage returns the current thread of workspace, built from its
@@ -242,27 +228,12 @@ func (d *DB) Results(ctx context.Context, run string) ([]store.StepResult, error
 	if run != "" {
 		st, args = d.stmts.resultsOf, []any{run}
 	}
-	rows, err := st.QueryContext(ctx, args...)
+	rs, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("results %s: %w", run, err)
 	}
-	defer rows.Close()
-	var out []store.StepResult
-	for rows.Next() {
-		var runCol, step, body string
-		if err := rows.Scan(&runCol, &step, &body); err != nil {
-			return nil, fmt.Errorf("results %s: %w", run, err)
-		}
-		r, err := decodeResult(runCol, step, body)
-		if err != nil {
-			return nil, fmt.Errorf("results %s: %w", run, err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("results %s: %w", run, err)
-	}
-	return out, nil
+	defer rs.Close()
+	return rows.Collect(rs, "results "+run, rows.Result)
 }
 
 // encodeRun is the body column of a run: its JSON. Runs and results are
@@ -283,37 +254,4 @@ func encodeResult(r *store.StepResult) (string, error) {
 		return "", fmt.Errorf("encode result: %w", err)
 	}
 	return string(body), nil
-}
-
-// decodeRun decodes a runs.body column; id is the row's id column.
-// Garbage, a run Commit would have refused, or a body of another run is an
-// error naming the run, never a panic.
-func decodeRun(id, body string) (store.Run, error) {
-	var r store.Run
-	if err := json.Unmarshal([]byte(body), &r); err != nil {
-		return store.Run{}, fmt.Errorf("decode run %q: %w", id, err)
-	}
-	switch {
-	case r.ID == "" || r.Workspace == "" || r.Status == "":
-		return store.Run{}, fmt.Errorf("decode run %q: id, workspace or status missing", id)
-	case r.ID != id:
-		return store.Run{}, fmt.Errorf("decode run %q: the body is of run %q", id, r.ID)
-	}
-	return r, nil
-}
-
-// decodeResult decodes a results.body column; run and step are the row's
-// columns. Its errors name the run and step, as decodeRun's do.
-func decodeResult(run, step, body string) (store.StepResult, error) {
-	var r store.StepResult
-	if err := json.Unmarshal([]byte(body), &r); err != nil {
-		return store.StepResult{}, fmt.Errorf("decode result %q/%q: %w", run, step, err)
-	}
-	switch {
-	case r.Run == "" || r.Step == "":
-		return store.StepResult{}, fmt.Errorf("decode result %q/%q: run or step missing", run, step)
-	case r.Run != run || r.Step != step:
-		return store.StepResult{}, fmt.Errorf("decode result %q/%q: the body is of %q/%q", run, step, r.Run, r.Step)
-	}
-	return r, nil
 }

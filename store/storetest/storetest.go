@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Last", testLast},
 		{"Heads", testHeads},
 		{"HeadsRefused", testHeadsRefused},
+		{"Stats", testStats},
 		{"RunRoundTrip", testRunRoundTrip},
 		{"RunReplace", testRunReplace},
 		{"Runs", testRuns},
