@@ -23,10 +23,11 @@ var _ store.Events = (*DB)(nil)
 func openEvents(path string) *sql.DB {
 	q := url.Values{"_pragma": {"busy_timeout(5000)", "journal_mode(WAL)", "synchronous(NORMAL)"},
 		"_txlock": {"immediate"}}
-	db, err := sql.Open("sqlite", fileURI(path, q))
+	conn, err := newConnector(fileURI(path, q))
 	if err != nil {
-		panic(err) // sql.Open fails only for an unknown driver
+		panic(err) // the URI is built by fileURI: a bug
 	}
+	db := sql.OpenDB(conn) // it may close last: no checkpoint either (doc.go)
 	db.SetMaxOpenConns(1)
 	return db
 }
