@@ -130,14 +130,6 @@
 // request, exactly as after a crash before any commit of theirs. An
 // effect's result is never held: a completed effect must not be run again.
 //
-// The fsync of a response's commit is overlapped where that leaves the
-// same crash states (package agent, "Overlap"): a run's prompt commits
-// while the first request is under way, and a response whose calls are all
-// pure commits while they run and the next request is built, which is sent
-// only once the commit returned. The next request never goes out over a
-// response that is not durable, and an effect never runs before its intent
-// is.
-//
 // # Creating a store (issue 12)
 //
 // A new store costs one fsync, two when its directory is new (create.go).
