@@ -93,7 +93,7 @@ func (s *session) run(ctx context.Context, prompt string) error {
 		return err
 	}
 	if prompt != "" {
-		if err := s.appendAhead(ctx, s.bound(), false, userText(prompt)); err != nil {
+		if err := s.appendAhead(ctx, s.bound(), userText(prompt)); err != nil {
 			return err
 		}
 	} else if p.Ended && !handedOff {
@@ -199,9 +199,6 @@ func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, e
 // call and never counts as an attempt.
 func (s *session) call(ctx context.Context) (*model.Response, error) {
 	req := s.request()
-	if err := s.gated(); err != nil { // the last response durable before this request goes
-		return nil, err
-	}
 	retry := s.rt.retry
 	retry.OnRetry = func(n resilience.Notice) { s.emit(n.Event()) }
 	var resp *model.Response
@@ -241,13 +238,7 @@ func (s *session) commit(ctx context.Context, resp *model.Response) error {
 			s.intents[u.ID] = true
 		}
 	}
-	var err error
-	if s.overlaps(resp) { // its pure calls run while it commits (overlap.go)
-		err = s.appendAhead(ctx, store.Batch{}, true, entries...)
-	} else {
-		err = s.append(ctx, entries...)
-	}
-	if err != nil {
+	if err := s.append(ctx, entries...); err != nil {
 		return err
 	}
 	s.res.Turns++
@@ -266,9 +257,7 @@ func (s *session) commit(ctx context.Context, resp *model.Response) error {
 // answerCalls runs the calls of a response, unless the response was cut at
 // max_tokens: then every call is answered as truncated, without running.
 func (s *session) answerCalls(ctx context.Context, resp *model.Response) error {
-	if !s.aheadGate { // an overlapped response has no intent and may still be committing
-		failpoint.Hit("after-intent") // the response and its intents are durable; no tool has run
-	}
+	failpoint.Hit("after-intent") // the response and its intents are durable; no tool has run
 	if resp.StopReason != model.StopMaxTokens {
 		return s.runTools(ctx, fresh(resp.Message.ToolUses()))
 	}

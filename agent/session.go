@@ -38,13 +38,10 @@ type session struct {
 	// meta is a new session's metadata until it commits with the
 	// session's first entries.
 	meta *store.Meta
-	// ahead is a commit under way (overlap.go): aheadHeld the held results
-	// it carries, aheadGate whether the next request waits for it, and
-	// aheadErr its failure, kept: nothing may commit after a lost commit.
-	ahead     chan error
-	aheadHeld int
-	aheadGate bool
-	aheadErr  error
+	// ahead is the prompt's commit while it is under way, aheadErr its
+	// failure, kept: nothing may commit after a lost prompt (overlap.go).
+	ahead    chan error
+	aheadErr error
 
 	view *view.Builder   // the model's view of entries, kept between calls
 	memo *model.Memo     // the provider's conversions of the view

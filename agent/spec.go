@@ -25,34 +25,22 @@
 // held when it stops (a limit, an error). So a tool turn costs one commit
 // for the response and its intents plus one per effect: pure-only turns one.
 //
-// Overlap. Two commits do not hold the loop up while they are under way
-// (appendAhead); the next commit of the session waits for them first, and
-// a failed one fails the run before anything else commits (settle).
-//   - A run's prompt (with a new session's metadata and what the workflow
-//     binds to it) commits while the first model request is sent and
-//     answered.
-//   - A response whose calls are all pure (no effect, so no intent; no
-//     tool that keeps its result, such as ask) commits while those calls
-//     run and the next request is built; the request is not sent before
-//     the commit is durable (gated). Any effect, intent or kept result in
-//     between commits after it, as every commit does.
-//
-// A crash thus leaves what a synchronous commit leaves: of the prompt,
-// nothing of the run or the prompt; of such a response, the response and
-// its intent-less calls' results, or neither; never a response without the
-// prompt it answers, never a request sent over a response that is not
-// durable. What is new: a model request may be in flight while the prompt
-// is not yet durable, and pure calls may have run while their response is
-// not. Neither is an effect: the loop already asks the model over held
-// pure results, a crash during a call repeats it, and a pure call without
-// a durable result is pending and runs again on resume (R5.2), exactly as
-// after a crash before its response's commit. The window in which a crash
-// loses the prompt or the response is still its fsync. An effect still
-// waits for its intent (R5.1). TestPromptCommitOverlapsFirstRequest,
-// TestLostPromptLosesTheRun, TestPureCallsRunWhileTheResponseCommits and
-// TestLostResponseRunsItsPureCallsAgain check the order; the crash sweep
-// (cmd/flower sweep_test.go) kills after each of these commits as after
-// any other.
+// Overlap. A run's prompt (with a new session's metadata and what the
+// workflow binds to it) is committed while the first model request is sent
+// and answered (appendAhead); the next commit of the session, the
+// response's at the latest, waits for it first, and a failed prompt commit
+// fails the run before anything else commits. A crash thus leaves what a
+// synchronous prompt commit leaves: nothing of the run, or the prompt
+// durable, or the prompt and the response; never a response without its
+// prompt. The only new state is "a request was sent while the prompt was
+// not yet durable", and a model call is not an effect: the loop already
+// asks the model over results not yet durable (above), and a crash during
+// a call repeats it. The window in which a crash loses the prompt is still
+// its fsync. Responses are not overlapped so: the next request waits for
+// the previous response's commit, and an effect still waits for its
+// intent (R5.1). TestPromptCommitOverlapsFirstRequest and
+// TestLostPromptLosesTheRun check the order; the crash sweep (cmd/flower
+// sweep_test.go) kills after the prompt's commit as after any other.
 package agent
 
 import (
