@@ -107,6 +107,7 @@ func (t *askTool) Run(ctx context.Context, input json.RawMessage) (tool.Result, 
 	if early != nil {
 		return t.c.settle(call, w.Ask, *early), nil
 	}
+	w.call = call
 	if err := t.c.journal.put(record{Type: "ask", Call: call, Ask: &w.Ask}); err != nil {
 		t.c.emitError("keep the ask", err)
 	}
@@ -206,10 +207,17 @@ func (c *Channel) wait(ctx context.Context, w *waiting) (settlement, error) {
 }
 
 // register adds w to pending in seq order: two asks admitted in one order
-// may reach register in the other.
+// may reach register in the other. An answer that came through the store
+// before the call asked (inbound.go) settles it at once instead: checked
+// under the lock that Follow delivers under, so none slips between.
 func (c *Channel) register(w *waiting) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if s, ok := c.early[w.call]; ok && w.call != "" {
+		delete(c.early, w.call)
+		w.done <- s
+		return
+	}
 	i := slices.IndexFunc(c.pending, func(p *waiting) bool { return p.seq > w.seq })
 	if i < 0 {
 		i = len(c.pending)
@@ -240,6 +248,12 @@ func (c *Channel) settle(call string, a Ask, s settlement) tool.Result {
 		c.mu.Lock()
 		c.settledBy[call] = s
 		c.mu.Unlock()
+	} else if call != "" {
+		// Cut, not settled: the call is asked again if it runs again. Said
+		// in the journal so that a view of it (Remote) no longer lists it.
+		if err := c.journal.put(record{Type: "withdrawn", Call: call}); err != nil {
+			c.emitError("keep the withdrawal", err)
+		}
 	}
 	waited := a.Settled.Sub(a.Asked)
 	c.emit(settledEvent(a, s, waited))

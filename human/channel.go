@@ -2,7 +2,10 @@
 // gave it the task (R6.3, R6.4). The model sees two tools: ask, which waits
 // until a question is settled, and inbox, which never waits. Front ends
 // (terminal, HTTP, Web) drive the other side with Answer, Decline, Send,
-// Pending and NextAsk, from any goroutine.
+// Pending and NextAsk, from any goroutine. Other processes reach it
+// through the store (R12.4): a Remote lists the asks waiting and appends
+// answers, mail and interrupts to the journal, and the driving process's
+// Follower applies them (inbound.go).
 //
 // A question settles exactly once, as one of the States below. Whoever
 // takes it out of the pending list (Answer, Decline, the timer or the
@@ -133,8 +136,8 @@ type Channel struct {
 	texts   replies
 	journal *journal // nil: memory only
 
-	// mu guards seq, asked, pending (with each waiting's handed), arrived
-	// and inbox.
+	// mu guards seq, asked, pending (with each waiting's handed), arrived,
+	// inbox and the maps below.
 	mu      sync.Mutex
 	seq     int           // ids issued so far; ids are "q<seq>"
 	asked   int           // asks counted against maxAsks
@@ -145,6 +148,10 @@ type Channel struct {
 	// a crash finds it (restored from the journal).
 	reads     map[string][]mail
 	settledBy map[string]settlement
+	// Inbound (inbound.go): answers that came through the store before
+	// their call asked, by call; the ids of the mail the inbox has had.
+	early   map[string]settlement
+	mailIDs map[string]bool
 
 	fileMu sync.Mutex // serializes appends to qaLog and amend, so entries never interleave
 }
@@ -154,6 +161,7 @@ type Channel struct {
 type waiting struct {
 	Ask
 	seq    int
+	call   string // the tool call that asks: answers through the store name it
 	done   chan settlement
 	handed bool // NextAsk has returned it
 }
@@ -191,6 +199,7 @@ func New(opts Options) *Channel {
 		c.journal = &journal{s: opts.Store, key: opts.JournalKey}
 	}
 	c.reads, c.settledBy = map[string][]mail{}, map[string]settlement{}
+	c.early, c.mailIDs = map[string]settlement{}, map[string]bool{}
 	if c.qaLog == "" {
 		c.qaLog = filepath.Join(opts.Workbench, "notes", "qa.md")
 	}

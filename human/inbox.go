@@ -32,6 +32,7 @@ func (c *Channel) Send(text string) {
 	}
 	c.mu.Lock()
 	c.inbox = append(c.inbox, m)
+	c.mailIDs[m.id] = true
 	c.mu.Unlock()
 	if err := c.appendAmend(m); err != nil {
 		c.emitError("amend the brief", err)

@@ -24,7 +24,7 @@ type journal struct {
 
 // record is one journal entry's text.
 type record struct {
-	Type   string    `json:"type"` // mail, read, ask, settled
+	Type   string    `json:"type"` // mail, read, ask, settled, withdrawn; inbound: answer, decline, interrupt, applied
 	Call   string    `json:"call,omitempty"`
 	ID     string    `json:"id,omitempty"` // mail: its id
 	Text   string    `json:"text,omitempty"`
@@ -33,6 +33,10 @@ type record struct {
 	Ask    *Ask      `json:"ask,omitempty"`
 	State  State     `json:"state,omitempty"`
 	Answer string    `json:"answer,omitempty"`
+	// Via is "store" on what another process put in the journal for the
+	// driver to apply (inbound.go); Applied lists the inbound ids applied.
+	Via     string   `json:"via,omitempty"`
+	Applied []string `json:"applied,omitempty"`
 }
 
 func (j *journal) put(r record) error {
@@ -116,5 +120,10 @@ func (c *Channel) Restore(ctx context.Context) error {
 	defer c.mu.Unlock()
 	c.inbox = append(m.inbox, c.inbox...)
 	c.reads, c.settledBy = m.reads, m.settled
+	for _, r := range records {
+		if r.Type == "mail" {
+			c.mailIDs[r.ID] = true
+		}
+	}
 	return nil
 }

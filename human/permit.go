@@ -25,6 +25,7 @@ func (c *Channel) AskPermission(ctx context.Context, call, question string, opti
 		c.settle(key, w.Ask, *early)
 		return "", string(early.state), nil
 	}
+	w.call = key
 	if err := c.journal.put(record{Type: "ask", Call: key, Ask: &w.Ask}); err != nil {
 		c.emitError("keep the ask", err)
 	}

@@ -65,6 +65,11 @@ type Run struct {
 	Holder  string    `json:"holder,omitempty"`
 	Created time.Time `json:"created"`
 	Updated time.Time `json:"updated"`
+
+	// AskTimeout is how long, in seconds, a question of a run queued for
+	// the workers waits for an answer (flower submit --ask-timeout; 0:
+	// unattended); nil: the worker's own --ask-timeout.
+	AskTimeout *float64 `json:"ask_timeout_s,omitempty"`
 }
 
 // IsDone reports whether step is among the run's completed steps.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -25,8 +26,9 @@ import (
 // for a team's dashboard or scripts, with the token of flower serve:
 //
 //	GET  /runs          {"runs": [{id, workspace, status, outcome, task, step, done, holder}]}
-//	POST /runs          {"task", "workspace"} -> 201 {"id"}: queued for the workers (flower submit)
+//	POST /runs          {"task", "workspace", "ask_timeout_s"?} -> 201 {"id"}: queued for the workers (flower submit)
 //	GET  /runs/{id}     {"run": {...}, "results": [...]}
+//	/runs/{id}/events, /asks, /answer, /decline, /send, /interrupt: runsteer.go
 //
 // holder is the live lease on the run's workspace when its driver is the
 // one the run names: {host, pid, since, heartbeat}.
@@ -55,6 +57,7 @@ func serveRuns(ctx context.Context, g *globals, l net.Listener, token string, ou
 	mux.HandleFunc("GET /runs", a.list)
 	mux.HandleFunc("POST /runs", a.submit)
 	mux.HandleFunc("GET /runs/{id}", a.one)
+	a.steerRoutes(mux) // per-run events, asks, answers, notes and interrupts (runsteer.go)
 	srv := &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := interruptOrTerm(ctx)
 	defer stop()
@@ -138,8 +141,9 @@ func (a *runsAPI) one(w http.ResponseWriter, r *http.Request) {
 
 func (a *runsAPI) submit(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		Task      string `json:"task"`
-		Workspace string `json:"workspace"`
+		Task       string   `json:"task"`
+		Workspace  string   `json:"workspace"`
+		AskTimeout *float64 `json:"ask_timeout_s"`
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
 	dec.DisallowUnknownFields()
@@ -151,7 +155,11 @@ func (a *runsAPI) submit(w http.ResponseWriter, r *http.Request) {
 		apiFail(w, http.StatusBadRequest, fmt.Sprintf("workspace %q: want an absolute path, the same on every worker", req.Workspace))
 		return
 	}
-	run, err := submitRun(r.Context(), a.db, req.Workspace, req.Task)
+	if req.AskTimeout != nil && (*req.AskTimeout < 0 || math.IsInf(*req.AskTimeout, 0)) {
+		apiFail(w, http.StatusBadRequest, fmt.Sprintf("ask_timeout_s %v: want seconds >= 0 (0: unattended), or leave it out for the worker's", *req.AskTimeout))
+		return
+	}
+	run, err := submitRun(r.Context(), a.db, req.Workspace, req.Task, req.AskTimeout)
 	var ee *exitError
 	switch {
 	case errors.As(err, &ee) && ee.code == exitUsage:

@@ -84,7 +84,7 @@ exits when the run ends.`,
 		}
 	})
 	fl.StringVar(&sf.addr, "addr", "127.0.0.1:0", "HOST:PORT to serve on (port 0: any free port)")
-	fl.BoolVar(&sf.runs, "runs", false, "serve the runs of the --store database instead of a wake: GET /runs, POST /runs, GET /runs/ID")
+	fl.BoolVar(&sf.runs, "runs", false, "serve the runs of the --store database instead of a wake: GET /runs, POST /runs, GET /runs/ID, and per run /events, /asks, /answer, /decline, /send, /interrupt")
 	fl.BoolVar(&sf.exitAfter, "exit-after-run", false, "exit when the run ends instead of staying up for the next wake")
 	fl.BoolVar(&sf.allowRemote, "allow-remote", false, "allow an --addr other machines can reach (anyone with the token steers the run)")
 	return cmd
@@ -121,7 +121,7 @@ func serveWakes(ctx context.Context, g *globals, f *wakeFlags, phrase string, ou
 	sig, stop := idleSignals()
 	defer stop()
 	for {
-		err := wakeWith(ctx, g, f, phrase, out, h.frontEnd(out))
+		err := wakeWith(ctx, g, f, phrase, out, steered(g, h.frontEnd(out), false))
 		drain(sig)
 		var ee *exitError
 		if exitAfter || f.timeout == 0 || killedBy.Load() != nil || exitNow.Load() || (errors.As(err, &ee) && ee.code == exitUsage) {

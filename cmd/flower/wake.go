@@ -59,7 +59,7 @@ func wakeTerminal(ctx context.Context, g *globals, f *wakeFlags, phrase string, 
 		}
 		phrase, f.fresh = s.phrase, s.fresh
 	}
-	return wakeWith(ctx, g, f, phrase, out, terminal(out, stdin))
+	return wakeWith(ctx, g, f, phrase, out, steered(g, terminal(out, stdin), true))
 }
 
 // wakeWith is wake on any front end: the terminal, or HTTP and the Web page

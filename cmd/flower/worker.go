@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,22 +32,33 @@ import (
 // that writes (store/postgres, Lease).
 
 func newSubmit(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var askTimeout time.Duration
+	cmd := &cobra.Command{
 		Use:   "submit TASK",
 		Short: "Queue a run of TASK in --workspace for the workers of the --store database; prints its id",
 		Long: `Queue a run of TASK in the workspace (--workspace, default .) in the database
 named by --store or FLOWER_STORE. A flower worker on any machine that sees
-the workspace at the same path (a shared filesystem) claims and drives it,
-unattended. The run is an ordinary run in flight: flower ps lists it, and
+the workspace at the same path (a shared filesystem) claims and drives it;
+its questions wait the worker's --ask-timeout for an answer through flower
+serve --runs (POST /runs/ID/answer). The run is an ordinary run in flight: flower ps lists it, and
 flower --run ID in the workspace drives it by hand.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSubmit(cmd.Context(), g, args[0], cmd.OutOrStdout())
+			var t *float64
+			if cmd.Flags().Changed("ask-timeout") {
+				if askTimeout < 0 {
+					return usageErr("--ask-timeout %v: want a duration, e.g. 10m, or 0 for an unattended run", askTimeout)
+				}
+				t = new(askTimeout.Seconds())
+			}
+			return runSubmit(cmd.Context(), g, args[0], t, cmd.OutOrStdout())
 		},
 	}
+	cmd.Flags().DurationVar(&askTimeout, "ask-timeout", 0, "how long this run's questions wait for an answer through flower serve --runs (0: unattended; default: the worker's --ask-timeout)")
+	return cmd
 }
 
-func runSubmit(ctx context.Context, g *globals, task string, out io.Writer) error {
+func runSubmit(ctx context.Context, g *globals, task string, askTimeout *float64, out io.Writer) error {
 	u, err := g.storeURL()
 	if err != nil {
 		return err
@@ -69,7 +81,7 @@ func runSubmit(ctx context.Context, g *globals, task string, out io.Writer) erro
 		return &exitError{code: exitFailed, err: err}
 	}
 	defer db.Close()
-	r, err := submitRun(ctx, db, ws, task)
+	r, err := submitRun(ctx, db, ws, task, askTimeout)
 	if err != nil {
 		return err
 	}
@@ -78,8 +90,9 @@ func runSubmit(ctx context.Context, g *globals, task string, out io.Writer) erro
 }
 
 // submitRun queues a run of task in ws: a run in flight that no process
-// drives yet.
-func submitRun(ctx context.Context, db store.Store, ws, task string) (store.Run, error) {
+// drives yet, whose questions wait askTimeout seconds (nil: as long as
+// the worker says).
+func submitRun(ctx context.Context, db store.Store, ws, task string, askTimeout *float64) (store.Run, error) {
 	task = strings.TrimSpace(task)
 	if task == "" {
 		return store.Run{}, usageErr(`submit needs a task, e.g. flower submit "fix the flaky test"`)
@@ -88,7 +101,7 @@ func submitRun(ctx context.Context, db store.Store, ws, task string) (store.Run,
 		return store.Run{}, usageErr("workspace %s: not a directory: workers need it at this path on a shared filesystem", ws)
 	}
 	now := time.Now()
-	r := store.Run{ID: runID(now), Workspace: ws, Status: store.RunInFlight, Created: now, Updated: now}
+	r := store.Run{ID: runID(now), Workspace: ws, Status: store.RunInFlight, Created: now, Updated: now, AskTimeout: askTimeout}
 	// On a confirmed brief the words are an addition to the thread's task,
 	// as for flower "..." in that workspace (R3.9).
 	if starter.WakeState(ws, db).Waking {
@@ -112,7 +125,14 @@ func runID(now time.Time) string {
 type workerFlags struct {
 	concurrency int
 	poll        time.Duration
+	askTimeout  time.Duration // how long a driven run's question waits (0: unattended)
 }
+
+// defaultAskTimeout is how long a question of a worker's run waits for an
+// answer through flower serve --runs: long enough for someone watching a
+// dashboard to answer, short enough that a run nobody watches holds its
+// worker's slot for minutes, not the half hour a terminal waits.
+const defaultAskTimeout = 10 * time.Minute
 
 func newWorker(g *globals) *cobra.Command {
 	f := &workerFlags{}
@@ -121,8 +141,11 @@ func newWorker(g *globals) *cobra.Command {
 		Short: "Claim and drive the runnable runs of the --store database, until SIGTERM",
 		Long: `Claim runnable runs of the database named by --store or FLOWER_STORE (queued
 by flower submit, or in flight with no live driver: their driver died) and
-drive each, unattended, in a flower process of its own that holds the
-workspace's lease. Workspaces must be at the same path on every worker (a
+drive each in a flower process of its own that holds the workspace's
+lease. A question the agent asks waits --ask-timeout (default 10m) for an
+answer through any flower serve --runs on the database (POST
+/runs/ID/answer), then the agent goes on by its own judgement; 0 makes the
+runs unattended. Workspaces must be at the same path on every worker (a
 shared filesystem): a run whose workspace is missing here is left queued
 for another worker, with one line saying so. SIGTERM (or Ctrl-C) drains:
 no new claims; each driver stops at its current operation and releases its
@@ -135,6 +158,7 @@ lease, so another worker finishes the run. Each driver's output goes to
 	}
 	cmd.Flags().IntVar(&f.concurrency, "concurrency", 1, "runs driven at once")
 	cmd.Flags().DurationVar(&f.poll, "poll", time.Second, "how often to look for runnable runs")
+	cmd.Flags().DurationVar(&f.askTimeout, "ask-timeout", defaultAskTimeout, "how long a question of a run waits for an answer through flower serve --runs (0: unattended)")
 	return cmd
 }
 
@@ -147,6 +171,8 @@ type worker struct {
 	db     *postgres.DB
 	slots  chan struct{}
 	wg     sync.WaitGroup
+
+	askTimeout time.Duration
 
 	mu      sync.Mutex
 	running map[string]*exec.Cmd // run id -> its driver
@@ -169,6 +195,9 @@ func runWorker(ctx context.Context, g *globals, f *workerFlags, out io.Writer) e
 	if f.poll <= 0 {
 		return usageErr("--poll %v: want a positive duration, e.g. 1s", f.poll)
 	}
+	if f.askTimeout < 0 {
+		return usageErr("--ask-timeout %v: want a duration, e.g. 10m, or 0 for unattended runs", f.askTimeout)
+	}
 	runDir, err := filepath.Abs(g.runDir)
 	if err != nil {
 		return usageErr("--run-dir: %v", err)
@@ -178,7 +207,7 @@ func runWorker(ctx context.Context, g *globals, f *workerFlags, out io.Writer) e
 		return &exitError{code: exitFailed, err: err}
 	}
 	defer db.Close()
-	w := &worker{g: g, url: u, runDir: runDir, out: out, db: db, slots: make(chan struct{}, f.concurrency),
+	w := &worker{g: g, url: u, runDir: runDir, out: out, db: db, slots: make(chan struct{}, f.concurrency), askTimeout: f.askTimeout,
 		running: map[string]*exec.Cmd{}, missing: map[string]bool{}, retry: map[string]time.Time{}, fails: map[string]int{}}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -279,7 +308,7 @@ func (w *worker) start(ctx context.Context, r store.Run) bool {
 		return false
 	}
 	args := []string{"--store", w.url, "-r", filepath.Join(w.runDir, store.ProjectKey(r.Workspace)),
-		"--workspace", r.Workspace, "--run", r.ID, "--timeout", "0"}
+		"--workspace", r.Workspace, "--run", r.ID, "--timeout", strconv.FormatFloat(w.askTimeoutOf(r), 'f', -1, 64)}
 	if w.g.model != "" {
 		args = append(args, "--model", w.g.model)
 	}
@@ -308,6 +337,15 @@ func (w *worker) start(ctx context.Context, r store.Run) bool {
 		<-w.slots
 	}()
 	return true
+}
+
+// askTimeoutOf is how long, in seconds, a question of run r waits: as
+// submitted, else the worker's --ask-timeout.
+func (w *worker) askTimeoutOf(r store.Run) float64 {
+	if r.AskTimeout != nil && *r.AskTimeout >= 0 {
+		return *r.AskTimeout
+	}
+	return w.askTimeout.Seconds()
 }
 
 // done records how a driver ended. A driver refused by the lease lost a

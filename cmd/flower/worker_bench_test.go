@@ -72,7 +72,7 @@ func benchWorkers(b *testing.B, bin string, workers int) time.Duration {
 	start := time.Now()
 	var procs []*exec.Cmd
 	for i := range workers {
-		c := command("worker", "--poll", "20ms", "-r", filepath.Join(dir, fmt.Sprint("worker", i)))
+		c := command("worker", "--poll", "20ms", "--ask-timeout", "0", "-r", filepath.Join(dir, fmt.Sprint("worker", i)))
 		if err := c.Start(); err != nil {
 			b.Fatal(err)
 		}

@@ -74,7 +74,7 @@ func TestWorkers(t *testing.T) {
 	}
 	var workers []*proc
 	for i := range 3 {
-		workers = append(workers, startFlower(t, dir, env, false, "worker", "--concurrency", "2", "--poll", "50ms",
+		workers = append(workers, startFlower(t, dir, env, false, "worker", "--concurrency", "2", "--poll", "50ms", "--ask-timeout", "0",
 			"-r", filepath.Join(dir, fmt.Sprint("worker", i))))
 	}
 

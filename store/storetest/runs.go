@@ -30,6 +30,7 @@ func fullRun(t *testing.T) store.Run {
 		Done:    []string{"clarify", "goals"},
 		Holder:  "host 4242",
 		Created: t0.In(time.FixedZone("CEST", 2*3600)), Updated: t0.Add(time.Minute),
+		AskTimeout: new(0.5),
 	}
 	checkAllSet(t, r)
 	return r
