@@ -160,30 +160,6 @@
 // a file a file system without hard links made) takes that path still:
 // probe, then migrate.
 //
-// # Closing a store (issue 12)
-//
-// Close does not checkpoint. SQLite by default has the last connection to
-// close copy the WAL into the database file and delete the WAL: two fsyncs
-// (the WAL, the file) and a copy of every page the process wrote, on the
-// way out of every flower process. Durability does not need it: every
-// commit is already durable in the WAL (synchronous FULL), and a WAL that
-// outlives its process is what a crash leaves anyway, which every open
-// handles (the next connection rebuilds the WAL index from it). So every
-// connection, of both pools, is opened with
-// SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE (close.go) and the WAL stays. Its size
-// stays bounded: SQLite's automatic checkpoint (PRAGMA wal_autocheckpoint,
-// 1000 pages) copies it into the file during a commit that passes that
-// size, as before, and the WAL is then reused from its start. What this
-// moves is small: the next open reads the WAL's index from at most about
-// 4 MB of WAL, and pages still in the WAL are read with read calls rather
-// than through the memory map. modernc.org/sqlite does not expose
-// sqlite3_db_config, so close.go reaches the connection's handle by
-// reflection; if the driver changes, the option is not set, closing
-// checkpoints as before, and TestCloseLeavesTheWAL fails.
-//
-// To read a store with other tools, copy sessions.db together with
-// sessions.db-wal (or open it with sqlite3, which reads the WAL).
-//
 // # Run state
 //
 // Commit writes a store.Batch in one transaction, in the order Archive,

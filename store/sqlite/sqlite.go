@@ -67,11 +67,10 @@ func Open(path string) (*DB, error) {
 		}
 	}
 	q := url.Values{"_pragma": pragmas, "_txlock": {"immediate"}}
-	conn, err := newConnector(fileURI(path, q))
+	db, err := sql.Open("sqlite", fileURI(path, q))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := sql.OpenDB(conn)
 	// Keep a few idle connections: a closed connection takes its prepared
 	// statements with it.
 	db.SetMaxIdleConns(4)
