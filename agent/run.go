@@ -93,7 +93,7 @@ func (s *session) run(ctx context.Context, prompt string) error {
 		return err
 	}
 	if prompt != "" {
-		if err := s.appendWith(ctx, s.bound(), userText(prompt)); err != nil {
+		if err := s.appendAhead(ctx, s.bound(), userText(prompt)); err != nil {
 			return err
 		}
 	} else if p.Ended && !handedOff {
@@ -103,6 +103,9 @@ func (s *session) run(ctx context.Context, prompt string) error {
 	err = s.loop(ctx)
 	if ferr := s.flush(ctx); err == nil { // results a limit or an error left held
 		err = ferr
+	}
+	if serr := s.settle(); err == nil { // the prompt, when no commit followed it
+		err = serr
 	}
 	return err
 }

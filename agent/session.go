@@ -38,6 +38,11 @@ type session struct {
 	// meta is a new session's metadata until it commits with the
 	// session's first entries.
 	meta *store.Meta
+	// ahead is the prompt's commit while it is under way, aheadErr its
+	// failure, kept: nothing may commit after a lost prompt (overlap.go).
+	ahead    chan error
+	aheadErr error
+
 	view *view.Builder   // the model's view of entries, kept between calls
 	memo *model.Memo     // the provider's conversions of the view
 	defs []model.ToolDef // the tools offered, listed once per run
@@ -146,7 +151,29 @@ func (s *session) bound() store.Batch {
 // results go first, in the order their calls were made: a commit that
 // fails loses them as a crash would, and the resume runs their calls again.
 func (s *session) appendWith(ctx context.Context, b store.Batch, entries ...store.Entry) error {
+	if err := s.settle(); err != nil { // a commit under way goes first (overlap.go)
+		return err
+	}
 	held := len(s.held)
+	entries, b = s.chain(b, entries)
+	// The store must not see a cancelled context: an entry whose effect
+	// happened has to be recorded even while the run is being interrupted.
+	if err := s.rt.store.Commit(context.WithoutCancel(ctx), s.metaBatch(b)); err != nil {
+		return fmt.Errorf("append to session %s: %w", s.id, err)
+	}
+	s.meta = nil
+	for range held {
+		failpoint.Hit("after-result") // a held result is durable from here
+	}
+	s.entries = append(s.entries, entries...)
+	s.countPending(entries)
+	return nil
+}
+
+// chain takes the held results and entries, in that order, as the next
+// entries of the session: ids, parents, times. It returns them and b with
+// them in front of b's own entries.
+func (s *session) chain(b store.Batch, entries []store.Entry) ([]store.Entry, store.Batch) {
 	entries = append(s.held, entries...)
 	s.held = nil
 	parent := ""
@@ -161,19 +188,8 @@ func (s *session) appendWith(ctx context.Context, b store.Batch, entries ...stor
 		}
 		parent = e.UUID
 	}
-	// The store must not see a cancelled context: an entry whose effect
-	// happened has to be recorded even while the run is being interrupted.
 	b.Entries = append(entries[:len(entries):len(entries)], b.Entries...) // b's own: other keys (a mail delivery's mark)
-	if err := s.rt.store.Commit(context.WithoutCancel(ctx), s.metaBatch(b)); err != nil {
-		return fmt.Errorf("append to session %s: %w", s.id, err)
-	}
-	s.meta = nil
-	for range held {
-		failpoint.Hit("after-result") // a held result is durable from here
-	}
-	s.entries = append(s.entries, entries...)
-	s.countPending(entries)
-	return nil
+	return entries, b
 }
 
 // hold keeps the result of a call without an intent for the next commit.

@@ -24,6 +24,23 @@
 // committed at once, with what is held before it. The loop flushes what is
 // held when it stops (a limit, an error). So a tool turn costs one commit
 // for the response and its intents plus one per effect: pure-only turns one.
+//
+// Overlap. A run's prompt (with a new session's metadata and what the
+// workflow binds to it) is committed while the first model request is sent
+// and answered (appendAhead); the next commit of the session, the
+// response's at the latest, waits for it first, and a failed prompt commit
+// fails the run before anything else commits. A crash thus leaves what a
+// synchronous prompt commit leaves: nothing of the run, or the prompt
+// durable, or the prompt and the response; never a response without its
+// prompt. The only new state is "a request was sent while the prompt was
+// not yet durable", and a model call is not an effect: the loop already
+// asks the model over results not yet durable (above), and a crash during
+// a call repeats it. The window in which a crash loses the prompt is still
+// its fsync. Responses are not overlapped so: the next request waits for
+// the previous response's commit, and an effect still waits for its
+// intent (R5.1). TestPromptCommitOverlapsFirstRequest and
+// TestLostPromptLosesTheRun check the order; the crash sweep (cmd/flower
+// sweep_test.go) kills after the prompt's commit as after any other.
 package agent
 
 import (

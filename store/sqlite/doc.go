@@ -130,6 +130,36 @@
 // request, exactly as after a crash before any commit of theirs. An
 // effect's result is never held: a completed effect must not be run again.
 //
+// # Creating a store (issue 12)
+//
+// A new store costs one fsync, two when its directory is new (create.go).
+// Open builds the whole file in a temporary file beside the store's path
+// (sessions.db.new-*): every table and index, user_version, and WAL mode,
+// which is the version bytes of the file's header. That connection runs
+// without a journal and without syncs (journal_mode OFF, synchronous OFF):
+// no other process can see the file, and a crash leaves only a temporary
+// file that nothing opens again. The finished file is fsync'd once, then
+// hard-linked to the store's path, which fails if a file is there: of two
+// processes creating a store at once one links first and the other opens
+// its store. The path therefore names either nothing or a complete store
+// in WAL mode, never an empty or half-built file.
+//
+// The directory is not synced after the link. SQLite syncs it itself: a
+// connection that opens the WAL (with SQLITE_OPEN_CREATE, which every WAL
+// open passes) syncs the WAL's directory at its first sync of the WAL
+// (os_unix.c, UNIXFILE_DIRSYNC), and the first commit is such a sync. The
+// WAL and the store are in one directory, so the link is durable before
+// the first commit returns; a crash before that loses at most the link to
+// an empty store, and the next Open creates it again. A new directory's
+// own name is still made durable by syncing its parent (mkdirSynced).
+//
+// Before, the empty file was created and its directory synced, the first
+// connection switched it to WAL in a rollback-journal transaction (four
+// fsyncs: the journal twice, its directory, the file) and the schema was a
+// WAL commit of its own. A file that exists (an older flower's empty file,
+// a file a file system without hard links made) takes that path still:
+// probe, then migrate.
+//
 // # Run state
 //
 // Commit writes a store.Batch in one transaction, in the order Archive,

@@ -54,11 +54,17 @@ type DB struct {
 // refused with an error wrapping store.ErrNotStore; a store of another
 // schema version with one wrapping store.ErrSchema.
 func Open(path string) (*DB, error) {
-	if err := createFile(path); err != nil {
+	created, err := create(context.Background(), path)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := probe(context.Background(), path); err != nil {
-		return nil, openError(path, err)
+	if !created { // a file that was there: check it before the pool changes it
+		if err := createFile(path); err != nil {
+			return nil, err
+		}
+		if _, err := probe(context.Background(), path); err != nil {
+			return nil, openError(path, err)
+		}
 	}
 	q := url.Values{"_pragma": pragmas, "_txlock": {"immediate"}}
 	db, err := sql.Open("sqlite", fileURI(path, q))
