@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"regexp"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/flower-run/flower/event/eventlog"
+	"github.com/flower-run/flower/front/web"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/store"
 )
@@ -47,9 +46,6 @@ const askSlack = time.Minute
 // maxEvents bounds one answer of GET /runs/{id}/events: ask again with
 // the last seq.
 const maxEvents = 5000
-
-// maxBody is the largest request body the steering endpoints take.
-const maxBody = 64 << 10
 
 var askIDForm = regexp.MustCompile(`^q[1-9][0-9]*$`)
 
@@ -170,7 +166,7 @@ func (a *runsAPI) answer(w http.ResponseWriter, r *http.Request) {
 		ID   string `json:"id"`
 		Text string `json:"text"`
 	}
-	if readBody(w, r, &in) {
+	if web.Decode(w, r, &in) {
 		a.settle(w, r, in.ID, func(rm human.Remote) (bool, error) { return rm.Answer(r.Context(), in.ID, in.Text) })
 	}
 }
@@ -180,7 +176,7 @@ func (a *runsAPI) decline(w http.ResponseWriter, r *http.Request) {
 		ID     string `json:"id"`
 		Reason string `json:"reason"`
 	}
-	if readBody(w, r, &in) {
+	if web.Decode(w, r, &in) {
 		a.settle(w, r, in.ID, func(rm human.Remote) (bool, error) { return rm.Decline(r.Context(), in.ID, in.Reason) })
 	}
 }
@@ -217,7 +213,7 @@ func (a *runsAPI) send(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Text string `json:"text"`
 	}
-	if !readBody(w, r, &in) {
+	if !web.Decode(w, r, &in) {
 		return
 	}
 	if strings.TrimSpace(in.Text) == "" {
@@ -231,7 +227,7 @@ func (a *runsAPI) interrupt(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Text string `json:"text"`
 	}
-	if readBody(w, r, &in) {
+	if web.Decode(w, r, &in) {
 		a.post(w, r, func(rm human.Remote) error { return rm.Interrupt(r.Context(), strings.TrimSpace(in.Text)) })
 	}
 }
@@ -252,30 +248,6 @@ func (a *runsAPI) post(w http.ResponseWriter, r *http.Request, do func(human.Rem
 	}
 	a.nudge(r.Context(), run)
 	apiReply(w, http.StatusOK, map[string]bool{"ok": true})
-}
-
-// readBody reads a JSON object of at most maxBody bytes into v, strictly,
-// answering the request itself when it cannot.
-func readBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil && dec.Decode(&struct{}{}) != io.EOF {
-		err = errors.New("more than one JSON value")
-	}
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		apiFail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body over the limit of %d bytes", maxBody))
-		return false
-	case errors.Is(err, io.EOF):
-		apiFail(w, http.StatusBadRequest, "bad JSON: the body is empty")
-		return false
-	case err != nil:
-		apiFail(w, http.StatusBadRequest, "bad JSON: "+oneLineErr(err))
-		return false
-	}
-	return true
 }
 
 func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

@@ -335,7 +335,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		ID   string `json:"id"`
 		Text string `json:"text"`
 	}
-	if !decode(w, r, &in) {
+	if !Decode(w, r, &in) {
 		return
 	}
 	if !s.checkAsk(w, in.ID) {
@@ -349,7 +349,7 @@ func (s *Server) decline(w http.ResponseWriter, r *http.Request) {
 		ID     string `json:"id"`
 		Reason string `json:"reason"`
 	}
-	if !decode(w, r, &in) {
+	if !Decode(w, r, &in) {
 		return
 	}
 	if !s.checkAsk(w, in.ID) {
@@ -362,7 +362,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Text string `json:"text"`
 	}
-	if !decode(w, r, &in) {
+	if !Decode(w, r, &in) {
 		return
 	}
 	if strings.TrimSpace(in.Text) == "" {
@@ -377,7 +377,7 @@ func (s *Server) interrupt(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Text string `json:"text"`
 	}
-	if !decode(w, r, &in) {
+	if !Decode(w, r, &in) {
 		return
 	}
 	if s.opts.Interrupt == nil {
@@ -393,7 +393,7 @@ func (s *Server) wake(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Text string `json:"text"`
 	}
-	if !decode(w, r, &in) {
+	if !Decode(w, r, &in) {
 		return
 	}
 	if s.opts.Wake == nil {
@@ -414,7 +414,7 @@ func (s *Server) oracle(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Question string `json:"question"`
 	}
-	if !decode(w, r, &in) {
+	if !Decode(w, r, &in) {
 		return
 	}
 	if strings.TrimSpace(in.Question) == "" {
@@ -433,10 +433,11 @@ func (s *Server) oracle(w http.ResponseWriter, r *http.Request) {
 	reply(w, map[string]string{"answer": a})
 }
 
-// decode reads a JSON object of at most MaxBody bytes into v, strictly:
+// Decode reads a JSON object of at most MaxBody bytes into v, strictly:
 // unknown fields and trailing data are errors. It answers the request
-// itself when it fails.
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+// itself when it fails, with the API's one-line JSON error; flower serve
+// --runs (cmd/flower) takes its bodies the same way.
+func Decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	if r.ContentLength > MaxBody {
 		fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body is %d bytes; the limit is %d", r.ContentLength, MaxBody))
 		return false
