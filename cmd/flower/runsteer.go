@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -94,7 +93,7 @@ type wireEvent struct {
 }
 
 func (a *runsAPI) events(w http.ResponseWriter, r *http.Request) {
-	after, err := afterOf(r)
+	after, err := web.AfterParam(r)
 	if err != nil {
 		apiFail(w, http.StatusBadRequest, err.Error())
 		return
@@ -120,31 +119,12 @@ func (a *runsAPI) events(w http.ResponseWriter, r *http.Request) {
 	apiReply(w, http.StatusOK, map[string]any{"events": out, "gap": false})
 }
 
-func afterOf(r *http.Request) (int, error) {
-	v := r.URL.Query().Get("after")
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || strconv.Itoa(n) != v {
-		return 0, fmt.Errorf("after=%q: want the seq of the last event you have (a number >= 0)", v)
-	}
-	return n, nil
-}
-
-type wireAsk struct {
-	ID       string   `json:"id"`
-	Question string   `json:"question"`
-	Options  []string `json:"options"`
-	WaitedS  float64  `json:"waited_s"`
-}
-
 func (a *runsAPI) asks(w http.ResponseWriter, r *http.Request) {
 	run, ok := a.run(w, r)
 	if !ok {
 		return
 	}
-	out := []wireAsk{}
+	out := []web.AskJSON{}
 	if run.Status == store.RunInFlight {
 		pending, err := a.remote(run).Pending(r.Context())
 		if err != nil {
@@ -155,7 +135,7 @@ func (a *runsAPI) asks(w http.ResponseWriter, r *http.Request) {
 		for _, p := range pending {
 			opts := append([]string{}, p.Options...)
 			waited := math.Round(now.Sub(p.Asked).Seconds()*10) / 10
-			out = append(out, wireAsk{ID: p.ID, Question: p.Question, Options: opts, WaitedS: max(waited, 0)})
+			out = append(out, web.AskJSON{ID: p.ID, Question: p.Question, Options: opts, WaitedS: max(waited, 0)})
 		}
 	}
 	apiReply(w, http.StatusOK, out)

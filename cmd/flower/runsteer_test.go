@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flower-run/flower/front/web"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
 	"github.com/flower-run/flower/store/postgres/pgtest"
@@ -60,9 +61,9 @@ func (s *runsServer) do(method, path, body string, v any) int {
 	return resp.StatusCode
 }
 
-func (s *runsServer) asks(id string) []wireAsk {
+func (s *runsServer) asks(id string) []web.AskJSON {
 	s.t.Helper()
-	var out []wireAsk
+	var out []web.AskJSON
 	if code := s.do("GET", "/runs/"+id+"/asks", "", &out); code != http.StatusOK {
 		s.t.Fatalf("GET /runs/%s/asks: %d", id, code)
 	}
@@ -162,7 +163,7 @@ func TestSteerARunThroughAnyServe(t *testing.T) {
 	id := sub["id"]
 	w := startFlower(t, dir, env, false, "worker", "--poll", "50ms", "-r", filepath.Join(dir, "worker"))
 
-	var asked []wireAsk
+	var asked []web.AskJSON
 	until(t, "the question shows on the second serve", func() bool {
 		asked = b.asks(id)
 		return len(asked) == 1
@@ -182,7 +183,7 @@ func TestSteerARunThroughAnyServe(t *testing.T) {
 	// An interrupt through the first serve: the ask is cut, the agent
 	// continues with the words and asks again.
 	a.post(id, "interrupt", `{"text":"start the clarification over"}`)
-	var again []wireAsk
+	var again []web.AskJSON
 	until(t, "the agent asks again after the interrupt", func() bool {
 		again = b.asks(id)
 		return len(again) == 1 && again[0].ID != asked[0].ID
@@ -307,7 +308,7 @@ func TestAnswerWhileNoDriverLives(t *testing.T) {
 	}
 	id := sub["id"]
 	w := startFlower(t, dir, env, false, "worker", "--poll", "50ms", "-r", filepath.Join(dir, "worker"))
-	var asked []wireAsk
+	var asked []web.AskJSON
 	until(t, "the question waits", func() bool {
 		asked = s.asks(id)
 		return len(asked) == 1

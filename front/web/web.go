@@ -253,7 +253,7 @@ func (b batch) encode() []byte {
 }
 
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	after, err := afterParam(r)
+	after, err := AfterParam(r)
 	if err != nil {
 		fail(w, http.StatusBadRequest, err.Error())
 		return
@@ -263,7 +263,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.Write(newBatch(ns, gap).encode())
 }
 
-func afterParam(r *http.Request) (int, error) {
+// AfterParam reads ?after=N, the seq of the last event a client has (R6.7);
+// flower serve --runs (cmd/flower) reads it the same way.
+func AfterParam(r *http.Request) (int, error) {
 	v := r.URL.Query().Get("after")
 	if v == "" {
 		return 0, nil
@@ -275,7 +277,8 @@ func afterParam(r *http.Request) (int, error) {
 	return n, nil
 }
 
-type askJSON struct {
+// AskJSON is a pending ask as GET /asks serves it (R6.7).
+type AskJSON struct {
 	ID       string   `json:"id"`
 	Question string   `json:"question"`
 	Options  []string `json:"options"`
@@ -284,14 +287,14 @@ type askJSON struct {
 
 func (s *Server) asks(w http.ResponseWriter, r *http.Request) {
 	now := s.opts.Now()
-	out := []askJSON{}
+	out := []AskJSON{}
 	for _, a := range s.opts.Channel.Pending() {
 		opts := a.Options
 		if opts == nil {
 			opts = []string{}
 		}
 		waited := math.Round(now.Sub(a.Asked).Seconds()*10) / 10
-		out = append(out, askJSON{ID: a.ID, Question: a.Question, Options: opts, WaitedS: max(waited, 0)})
+		out = append(out, AskJSON{ID: a.ID, Question: a.Question, Options: opts, WaitedS: max(waited, 0)})
 	}
 	reply(w, out)
 }
