@@ -6,6 +6,7 @@
 package model
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 )
@@ -143,4 +144,18 @@ type Delta struct {
 // Providers never retry: retrying is the runtime's job.
 type Provider interface {
 	Stream(ctx context.Context, req *Request, on func(Delta)) (*Response, error)
+}
+
+// SameTools reports whether a and b offer the same tools, in the same
+// order: the adapters' memos keep a run's converted tools while it does.
+func SameTools(a, b []ToolDef) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Description != b[i].Description || !bytes.Equal(a[i].Schema, b[i].Schema) {
+			return false
+		}
+	}
+	return true
 }

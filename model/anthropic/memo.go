@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -67,7 +66,7 @@ func sameMessage(a, b model.Message) bool {
 // encodeTools converts and encodes the tool schemas once per
 // conversation, not per call.
 func (c *converted) encodeTools(defs []model.ToolDef, markLast bool) ([]byte, error) {
-	if c.tools != nil && markLast == c.markTools && sameDefs(c.defs, defs) {
+	if c.tools != nil && markLast == c.markTools && model.SameTools(c.defs, defs) {
 		return c.tools, nil
 	}
 	if len(defs) == 0 {
@@ -83,18 +82,6 @@ func (c *converted) encodeTools(defs []model.ToolDef, markLast bool) ([]byte, er
 	}
 	c.defs, c.markTools, c.tools = defs, markLast, data
 	return data, nil
-}
-
-func sameDefs(a, b []model.ToolDef) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Name != b[i].Name || a[i].Description != b[i].Description || !bytes.Equal(a[i].Schema, b[i].Schema) {
-			return false
-		}
-	}
-	return true
 }
 
 // sdkParams is params with msgs and defs as the SDK's own params: what

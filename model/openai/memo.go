@@ -1,8 +1,6 @@
 package openai
 
 import (
-	"bytes"
-
 	sdk "github.com/openai/openai-go/v3"
 
 	"github.com/flower-run/flower/model"
@@ -66,7 +64,7 @@ func sameMessage(a, b model.Message) bool {
 
 // toolParams parses the tool schemas once per conversation, not per call.
 func (c *converted) toolParams(defs []model.ToolDef) ([]sdk.ChatCompletionToolUnionParam, error) {
-	if c.tools != nil && sameDefs(c.defs, defs) {
+	if c.tools != nil && model.SameTools(c.defs, defs) {
 		return c.tools, nil
 	}
 	var out []sdk.ChatCompletionToolUnionParam
@@ -79,16 +77,4 @@ func (c *converted) toolParams(defs []model.ToolDef) ([]sdk.ChatCompletionToolUn
 	}
 	c.defs, c.tools = defs, out
 	return out, nil
-}
-
-func sameDefs(a, b []model.ToolDef) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Name != b[i].Name || a[i].Description != b[i].Description || !bytes.Equal(a[i].Schema, b[i].Schema) {
-			return false
-		}
-	}
-	return true
 }
