@@ -25,6 +25,13 @@ func (s *Store) LoadHeads(ctx context.Context, key string, over, head int) ([]st
 	return out, err
 }
 
+// LoadHeadsFrom is LoadHeads of the entries from seq from on.
+func (s *Store) LoadHeadsFrom(ctx context.Context, key string, from int64, over, head int) ([]store.Entry, error) {
+	out, err := s.LoadHeads(ctx, key, over, head)
+	i, _ := slices.BinarySearchFunc(out, from, func(e store.Entry, seq int64) int { return cmp.Compare(e.Seq, seq) })
+	return out[i:], err
+}
+
 // ResultContent returns the whole content of the op of key's entry seq.
 func (s *Store) ResultContent(ctx context.Context, key string, seq int64) (string, bool, error) {
 	if err := ctx.Err(); err != nil {

@@ -110,6 +110,19 @@ func testHeads(t *testing.T, s store.Store) {
 	if _, err := h.LoadHeads(ctx, key, headsHead, headsHead); err == nil {
 		t.Error("LoadHeads with head not below over: no error")
 	}
+	heads, _ := h.LoadHeads(ctx, key, headsOver, headsHead)
+	for _, k := range []int{0, 3, len(heads) - 1} {
+		tail, err := h.LoadHeadsFrom(ctx, key, heads[k].Seq, headsOver, headsHead)
+		if err != nil {
+			t.Fatalf("LoadHeadsFrom: %v", err)
+		}
+		if d := cmp.Diff(heads[k:], tail, cmpOpts); d != "" {
+			t.Errorf("LoadHeadsFrom(seq of entry %d) is not LoadHeads from there (-LoadHeads +LoadHeadsFrom):\n%s", k, d)
+		}
+	}
+	if tail, err := h.LoadHeadsFrom(ctx, key, heads[len(heads)-1].Seq+1, headsOver, headsHead); err != nil || len(tail) != 0 {
+		t.Errorf("LoadHeadsFrom past the end = %d entries, %v; want none", len(tail), err)
+	}
 }
 
 // testHeadsRefused: an entry whose content is a head cannot be appended,
