@@ -47,10 +47,13 @@ func stopOf(ctx context.Context, err error) Stop {
 // an error, an interrupt without text, or ctx ends (R2.2, R2.3).
 func (r *Runtime) Run(ctx context.Context, spec Spec, prompt string, opts RunOptions) Result {
 	res := Result{Start: r.now(), Attempts: 1}
-	s, err := r.open(ctx, spec, opts, &res)
+	s, err := r.open(ctx, spec, prompt, opts, &res)
 	if err == nil {
 		res.SessionID = s.id
 		err = s.run(ctx, prompt)
+	}
+	if s != nil {
+		s.endView()
 	}
 	if err != nil && ctx.Err() != nil {
 		err = context.Cause(ctx) // why the run was stopped: "killed-by-signal", say
@@ -212,6 +215,9 @@ func (s *session) call(ctx context.Context) (*model.Response, error) {
 	})
 	if attempts > 1 {
 		s.res.Attempts += attempts - 1
+	}
+	if err == nil {
+		s.keepView()
 	}
 	return resp, err
 }

@@ -1,0 +1,187 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/flower-run/flower/agent"
+	"github.com/flower-run/flower/model/anthropic"
+	"github.com/flower-run/flower/model/modeltest"
+	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/sqlite"
+)
+
+// gatedLoad is the workspace's store, whose load of a whole session waits
+// until gate is closed: a wake that asks the model only once its session
+// has loaded never gets past it.
+type gatedLoad struct {
+	*sqlite.DB
+	gate chan struct{}
+}
+
+func (g *gatedLoad) LoadHeads(ctx context.Context, key string, over, head int) ([]store.Entry, error) {
+	select {
+	case <-g.gate:
+	case <-time.After(guard): // a failure, not a wait: the gate opens at once when the test passes
+		return nil, errors.New("the wake waited for its session before asking the model")
+	}
+	return g.DB.LoadHeads(ctx, key, over, head)
+}
+
+const guard = 20 * time.Second
+
+// cutWorkspace is a fixture whose store holds a realistic session of 300
+// entries cut mid-work (its last entry a result), under id "cut".
+func cutWorkspace(t *testing.T, answer modeltest.Responder) (*fixture, string) {
+	t.Helper()
+	f := newFixture(t, answer)
+	const id = "cut"
+	key := store.SessionKey(f.ws, id)
+	db := openStore(t, f.ws)
+	es := realisticSession(key, 300)
+	if err := db.Commit(context.Background(), store.Batch{Entries: es,
+		Meta: []store.Meta{{Key: key, Model: "claude-sonnet-4-6", Workspace: f.ws, Created: time.Now()}}}); err != nil {
+		t.Fatal(err)
+	}
+	return f, id
+}
+
+// lookThenFail answers the first request of each run (as numbered by
+// run) with a call of Look and the next with a 400, which ends the run:
+// each run adds a response and its result to the session.
+type lookThenFail struct {
+	mu     sync.Mutex // guards looked
+	looked bool
+}
+
+func (l *lookThenFail) next() { l.mu.Lock(); l.looked = false; l.mu.Unlock() }
+
+func (l *lookThenFail) answer(*modeltest.Request) modeltest.Turn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.looked {
+		return modeltest.Turn{Fault: &modeltest.Fault{Status: 400, Message: "stop here"}}
+	}
+	l.looked = true
+	return modeltest.Turn{Text: "Looking further.", ToolCalls: []modeltest.ToolCall{call("Look", `{"path":"src/next.go"}`)}}
+}
+
+// wakeCut resumes id with snapshots in views, on st, through p.
+func wakeCut(f *fixture, l *lookThenFail, id, views string, st store.Store, p *anthropic.Provider) agent.Result {
+	f.t.Helper()
+	l.next()
+	f.rt = f.runtimeWith(agent.Options{Trim: true, Store: st, Views: views, Provider: p, Tools: sizedTools()})
+	return f.run(hotSpec, "", agent.RunOptions{Resume: id})
+}
+
+// TestWakeAsksBeforeItLoads (issue 12): the first wake of a session keeps
+// a snapshot of its view; the next wake sends its first request from it
+// before the session has loaded (the store holds the load until the model
+// has the request), and the run's first call takes that answer, since it
+// built the same request byte for byte: the model is asked once.
+func TestWakeAsksBeforeItLoads(t *testing.T) {
+	l := &lookThenFail{}
+	f, id := cutWorkspace(t, l.answer)
+	views := t.TempDir()
+	p := anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: f.srv.URL})
+	wakeCut(f, l, id, views, openStore(t, f.ws), p) // no snapshot yet: it writes one
+	if hits, misses := p.Speculations(); hits+misses != 0 {
+		t.Fatalf("a wake without a snapshot speculated: %d, %d", hits, misses)
+	}
+	snaps, _ := filepath.Glob(filepath.Join(views, "*.view"))
+	if len(snaps) != 1 {
+		t.Fatalf("%d snapshots after the first wake, want 1", len(snaps))
+	}
+	first, _ := os.ReadFile(snaps[0])
+
+	for round := range 2 {
+		g := &gatedLoad{DB: openStore(t, f.ws).(*sqlite.DB), gate: make(chan struct{})}
+		var once sync.Once
+		f.srv.OnRequest(func(*modeltest.Request) { once.Do(func() { close(g.gate) }) })
+		before := f.srv.Count()
+		wakeCut(f, l, id, views, g, p)
+		if hits, misses := p.Speculations(); hits != int64(round+1) || misses != 0 {
+			t.Fatalf("round %d: speculations taken %d, abandoned %d; want %d and 0", round, hits, misses, round+1)
+		}
+		if n := f.srv.Count() - before; n != 2 { // the call taken ahead, then the 400
+			t.Fatalf("round %d: the model was asked %d times, want 2", round, n)
+		}
+	}
+	if now, _ := os.ReadFile(snaps[0]); bytes.Equal(now, first) {
+		t.Fatal("the snapshot was not moved to the newer cut")
+	}
+}
+
+// TestStaleSnapshotCostsARequestNotTheTruth: a snapshot that no longer
+// matches the session (here: forged) makes the wake send a request that
+// the first call does not take; the call sends its own, the answer to
+// the wrong one is never stored, and the wake writes a good snapshot.
+func TestStaleSnapshotCostsARequestNotTheTruth(t *testing.T) {
+	l := &lookThenFail{}
+	f, id := cutWorkspace(t, func(r *modeltest.Request) modeltest.Turn {
+		if bytes.Contains(r.Body, []byte("Now stap")) {
+			return modeltest.Turn{Text: "FORGED"}
+		}
+		return l.answer(r)
+	})
+	views := t.TempDir()
+	p := anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: f.srv.URL})
+	wakeCut(f, l, id, views, openStore(t, f.ws), p)
+	snaps, _ := filepath.Glob(filepath.Join(views, "*.view"))
+	if len(snaps) != 1 {
+		t.Fatalf("%d snapshots, want 1", len(snaps))
+	}
+	data, _ := os.ReadFile(snaps[0])
+	forged := bytes.Replace(data, []byte("Now step"), []byte("Now stap"), 1)
+	if bytes.Equal(forged, data) {
+		t.Fatal("nothing to forge in the snapshot")
+	}
+	if err := os.WriteFile(snaps[0], forged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wakeCut(f, l, id, views, openStore(t, f.ws), p)
+	if hits, misses := p.Speculations(); hits != 0 || misses != 1 {
+		t.Fatalf("speculations taken %d, abandoned %d; want 0 and 1", hits, misses)
+	}
+	for _, e := range f.entries(id) {
+		if e.Message != nil && strings.Contains(e.Message.TextOf(), "FORGED") {
+			t.Fatal("the answer to the forged request was stored")
+		}
+	}
+	if again, _ := os.ReadFile(snaps[0]); bytes.Contains(again, []byte("Now stap")) {
+		t.Fatal("the forged snapshot was kept")
+	}
+	wakeCut(f, l, id, views, openStore(t, f.ws), p)
+	if hits, misses := p.Speculations(); hits != 1 || misses != 1 {
+		t.Fatalf("after the snapshot was written again: taken %d, abandoned %d; want 1 and 1", hits, misses)
+	}
+}
+
+// TestNoSpeculationWithCallsPending: when the session's last response has
+// a call without a result, the wake runs it before asking the model, so
+// it sends nothing ahead.
+func TestNoSpeculationWithCallsPending(t *testing.T) {
+	l := &lookThenFail{}
+	f, id := cutWorkspace(t, l.answer)
+	views := t.TempDir()
+	p := anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: f.srv.URL})
+	wakeCut(f, l, id, views, openStore(t, f.ws), p)
+	key := store.SessionKey(f.ws, id)
+	es := f.entries(id)
+	pending := realisticResponse(9999)
+	pending.Key, pending.UUID, pending.Parent = key, key+"#pending", es[len(es)-1].UUID
+	if err := openStore(t, f.ws).Commit(context.Background(), store.Batch{Entries: []store.Entry{pending}}); err != nil {
+		t.Fatal(err)
+	}
+	wakeCut(f, l, id, views, openStore(t, f.ws), p)
+	if hits, misses := p.Speculations(); hits+misses != 0 {
+		t.Fatalf("speculated with a call pending: taken %d, abandoned %d", hits, misses)
+	}
+}
