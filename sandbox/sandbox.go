@@ -189,6 +189,9 @@ func (s *Sandbox) Close() error {
 }
 
 // Summary describes the sandbox for the model, in one sentence, or "".
+// It names $TMPDIR, not its path: the path is new in every process, and
+// the tools' descriptions open every request, so a path in them would
+// change the prompt's cached prefix at every wake (issue 12).
 func (s *Sandbox) Summary() string {
 	w := s.Writable()
 	if w == nil {
@@ -198,7 +201,12 @@ func (s *Sandbox) Summary() string {
 	if !s.Network() {
 		net = "Network access (TCP) is denied."
 	}
-	tmp := fmt.Sprintf("$TMPDIR is %s", s.tmp)
+	for i, p := range w {
+		if p == s.tmp {
+			w[i] = "$TMPDIR"
+		}
+	}
+	tmp := "$TMPDIR is private to this run and emptied when it ends"
 	if !slices.Contains(w, "/tmp") {
 		tmp += "; /tmp is not writable, use $TMPDIR"
 	}

@@ -208,3 +208,18 @@ func uniqueSleep() string {
 
 // withArg lists the live processes one of whose arguments is arg.
 var withArg = proctest.WithArg
+
+// TestSummaryIsTheSameInEveryProcess: the model reads the summary in
+// Bash's description, at the head of every request; a TMPDIR path new in
+// each process would break the prompt cache at every wake (issue 12).
+func TestSummaryIsTheSameInEveryProcess(t *testing.T) {
+	ws := t.TempDir()
+	a, b := newSandbox(t, Config{Workspace: ws}), newSandbox(t, Config{Workspace: ws})
+	sa, sb := a.Summary(), b.Summary()
+	if sa != sb {
+		t.Fatalf("two sandboxes of one workspace describe themselves differently:\n%s\n%s", sa, sb)
+	}
+	if strings.Contains(sa, a.tmp) || !strings.Contains(sa, "$TMPDIR") || !strings.Contains(sa, ws) {
+		t.Fatalf("summary %q: want the workspace and $TMPDIR, not %s", sa, a.tmp)
+	}
+}
