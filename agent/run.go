@@ -202,6 +202,7 @@ func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, e
 // call and never counts as an attempt.
 func (s *session) call(ctx context.Context) (*model.Response, error) {
 	req := s.request()
+	s.keepView(req)
 	retry := s.rt.retry
 	retry.OnRetry = func(n resilience.Notice) { s.emit(n.Event()) }
 	var resp *model.Response
@@ -215,9 +216,6 @@ func (s *session) call(ctx context.Context) (*model.Response, error) {
 	})
 	if attempts > 1 {
 		s.res.Attempts += attempts - 1
-	}
-	if err == nil {
-		s.keepView()
 	}
 	return resp, err
 }

@@ -49,11 +49,10 @@ type session struct {
 	// unspeculate abandons the request a wake sent ahead from snap, the
 	// snapshot of the view it read, unless the first call took its answer
 	// (snapshot.go); viewKept is set once the first call's view was
-	// considered for a snapshot, viewDone closed once one is written.
+	// considered for a snapshot.
 	unspeculate func()
-	snap        *viewHead
+	snap        *viewSnap
 	viewKept    bool
-	viewDone    chan struct{}
 	// project is the project's standing instructions, read when the Run
 	// started (see Options.Instructions).
 	project string

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -31,16 +32,18 @@ import (
 // the one truth, and a crash leaves what it leaves without it.
 //
 // The snapshot is derived data: written without an fsync, replaced by a
-// rename, checked on reading (its key, format, the id and seq of the cut's
-// entry, the lengths of its parts), and rewritten by the wake that finds
-// it stale. It is written after a wake's first model call, from the view
-// that call sent; its cut lies in what the wake loaded, since entries of
-// the running process are shown whole and a later load trims them.
+// rename, checked on opening (its key, format, the id and seq of the cut's
+// entry, its length), and written again by a wake that finds it stale or
+// different from what its first call sends. It is written as a wake's
+// first model call is sent, from the view that call sends; its cut lies
+// in what the wake loaded, since entries of the running process are shown
+// whole and a later load trims them. The messages are streamed from the
+// file into the request, never read into memory.
 
-const viewVersion = 1
+const viewVersion = 2
 
-// viewHead is the first line of a snapshot file; the messages' JSON
-// follows it, Lens giving their lengths.
+// viewHead is the first line of a snapshot file; the JSON of Msgs
+// messages follows it, joined by commas, Size bytes.
 type viewHead struct {
 	Version int    `json:"v"`
 	Format  string `json:"format"` // model.Speculator.Format
@@ -48,13 +51,17 @@ type viewHead struct {
 	CutSeq  int64  `json:"cut_seq"`
 	CutUUID string `json:"cut_uuid"`
 	Denied  bool   `json:"denied"`
-	Lens    []int  `json:"lens"`
+	Msgs    int    `json:"msgs"`
+	Size    int64  `json:"size"`
 }
 
-// viewSnap is a snapshot read back.
+// viewSnap is a snapshot opened for reading: its messages are read from
+// the file while a request is sent, never held in memory (a wake would pay
+// more for touching megabytes of new memory than for anything else).
 type viewSnap struct {
 	head viewHead
-	msgs [][]byte
+	f    *os.File
+	msgs *io.SectionReader
 }
 
 // viewPath is where the snapshot of key's view is kept.
@@ -63,39 +70,55 @@ func (r *Runtime) viewPath(key string) string {
 	return filepath.Join(r.views, hex.EncodeToString(sum[:16])+".view")
 }
 
-// readView reads the snapshot of key's view in format; nil when there is
-// none or it does not check.
-func (r *Runtime) readView(key, format string) *viewSnap {
-	data, err := os.ReadFile(r.viewPath(key))
+// openView opens the snapshot of key's view in format; nil when there is
+// none or its head does not check.
+func (r *Runtime) openView(key, format string) *viewSnap {
+	f, err := os.Open(r.viewPath(key))
 	if err != nil {
 		return nil
 	}
-	line, rest, ok := bytes.Cut(data, []byte("\n"))
+	line, err := bufio.NewReaderSize(f, 4096).ReadSlice('\n')
+	st, serr := f.Stat()
 	var h viewHead
-	if !ok || json.Unmarshal(line, &h) != nil || h.Version != viewVersion || h.Format != format || h.Key != key ||
-		h.CutUUID == "" || len(h.Lens) == 0 {
+	if err != nil || serr != nil || json.Unmarshal(line, &h) != nil || h.Version != viewVersion || h.Format != format ||
+		h.Key != key || h.CutUUID == "" || h.Msgs < 1 || h.Size < 1 || st.Size() != int64(len(line))+h.Size {
+		f.Close()
 		return nil
 	}
-	msgs := make([][]byte, len(h.Lens))
-	for i, n := range h.Lens {
-		if n <= 0 || n > len(rest) {
-			return nil
+	return &viewSnap{head: h, f: f, msgs: io.NewSectionReader(f, int64(len(line)), h.Size)}
+}
+
+// same reports whether the snapshot holds msgs, read in small pieces.
+func (v *viewSnap) same(msgs [][]byte) bool {
+	if len(msgs) != v.head.Msgs {
+		return false
+	}
+	r := bufio.NewReaderSize(io.NewSectionReader(v.msgs, 0, v.msgs.Size()), 64<<10)
+	buf := make([]byte, 64<<10)
+	for i, m := range msgs {
+		if i > 0 {
+			m = append([]byte(","), m...) // small: one message
 		}
-		msgs[i], rest = rest[:n:n], rest[n:]
+		for len(m) > 0 {
+			k, err := io.ReadFull(r, buf[:min(len(buf), len(m))])
+			if err != nil || !bytes.Equal(buf[:k], m[:k]) {
+				return false
+			}
+			m = m[k:]
+		}
 	}
-	if len(rest) != 0 {
-		return nil
-	}
-	return &viewSnap{head: h, msgs: msgs}
+	_, err := r.ReadByte()
+	return err == io.EOF
 }
 
 // writeView replaces the snapshot of key's view: written to a temporary
 // file and renamed over the old one, without an fsync (derived data: a
 // machine crash may lose it, and the next wake loads the session whole).
+// A reader of the old file keeps reading the old one.
 func (r *Runtime) writeView(h viewHead, msgs [][]byte) error {
-	h.Version, h.Lens = viewVersion, make([]int, len(msgs))
-	for i, m := range msgs {
-		h.Lens[i] = len(m)
+	h.Version, h.Msgs, h.Size = viewVersion, len(msgs), int64(len(msgs)-1)
+	for _, m := range msgs {
+		h.Size += int64(len(m))
 	}
 	line, err := json.Marshal(h)
 	if err != nil {
@@ -113,7 +136,10 @@ func (r *Runtime) writeView(h viewHead, msgs [][]byte) error {
 	w := bufio.NewWriterSize(f, 1<<20)
 	w.Write(line)
 	w.WriteByte('\n')
-	for _, m := range msgs {
+	for i, m := range msgs {
+		if i > 0 {
+			w.WriteByte(',')
+		}
 		w.Write(m)
 	}
 	err = w.Flush() // the first write error, if any
@@ -146,10 +172,16 @@ func (s *session) speculate(ctx context.Context, prompt string) {
 		len(r.sources) > 0 && s.mayUseSources() || !s.mailEmpty() {
 		return
 	}
-	snap := r.readView(s.key, sp.Format())
+	snap := r.openView(s.key, sp.Format())
 	if snap == nil {
 		return
 	}
+	sent := false
+	defer func() {
+		if !sent {
+			snap.f.Close()
+		}
+	}()
 	over, head := (&view.Trim{}).Heads()
 	tail, err := heads.LoadHeadsFrom(ctx, s.key, snap.head.CutSeq, over, head)
 	if err != nil || len(tail) == 0 || tail[0].UUID != snap.head.CutUUID || tail[0].Seq != snap.head.CutSeq ||
@@ -168,7 +200,7 @@ func (s *session) speculate(ctx context.Context, prompt string) {
 	req := &model.Request{Model: s.spec.Model, System: s.system(), Messages: msgs, Tools: s.toolDefs(), Memo: s.memo}
 	cancel, err := sp.Speculate(ctx, req, snap.msgs)
 	if err == nil {
-		s.unspeculate, s.snap = cancel, &snap.head
+		s.unspeculate, s.snap, sent = cancel, snap, true
 	}
 }
 
@@ -205,13 +237,16 @@ func (s *session) mailEmpty() bool {
 	return ok && !w.Waiting()
 }
 
-// keepView writes the snapshot of the view the first model call of a
-// resumed session sent, in the background (Run waits for it before it
-// returns), unless the snapshot the wake read has the same cut.
-func (s *session) keepView() {
+// keepView writes the snapshot of the view of req, the first model call
+// of a resumed session, before the call is sent: so that a crash during
+// the call leaves the next wake its snapshot. It costs a write of the
+// encoded messages, which the call encodes anyway (Prepare fills the
+// memo the call then reuses), and writes nothing when the snapshot the
+// wake read holds the same messages at the same cut.
+func (s *session) keepView(req *model.Request) {
 	r := s.rt
 	sp, ok := r.provider.(model.Speculator)
-	if s.viewKept || !ok || r.views == "" || !r.trim || !s.top || !s.res.Resumed || s.view == nil || s.memo == nil {
+	if s.viewKept || !ok || r.views == "" || !r.trim || !s.top || !s.res.Resumed || s.view == nil || req.Memo == nil {
 		return
 	}
 	s.viewKept = true
@@ -220,31 +255,23 @@ func (s *session) keepView() {
 		return
 	}
 	e := s.entries[cut.Entry]
-	if e.Seq == 0 || s.snap != nil && s.snap.CutUUID == e.UUID {
+	if e.Seq == 0 || sp.Prepare(req) != nil { // a request that cannot be encoded fails its call, which says why
 		return
 	}
-	msgs, ok := sp.Kept(s.memo, cut.Msgs)
-	if !ok {
+	msgs, ok := sp.Kept(req.Memo, cut.Msgs)
+	if !ok || s.snap != nil && s.snap.head.CutUUID == e.UUID && s.snap.same(msgs) {
 		return
 	}
-	h := viewHead{Format: sp.Format(), Key: s.key, CutSeq: e.Seq, CutUUID: e.UUID, Denied: cut.Denied}
-	done := make(chan struct{})
-	s.viewDone = done
-	go func() {
-		defer close(done)
-		// A snapshot that cannot be written only leaves the next wake to
-		// load the whole session, as it would without one.
-		_ = r.writeView(h, msgs)
-	}()
+	// A snapshot that cannot be written only leaves the next wake to load
+	// the whole session, as it would without one.
+	_ = r.writeView(viewHead{Format: sp.Format(), Key: s.key, CutSeq: e.Seq, CutUUID: e.UUID, Denied: cut.Denied}, msgs)
 }
 
-// endView abandons a request sent ahead that no call took and waits for a
-// snapshot being written.
+// endView abandons a request sent ahead that no call took, and closes
+// the snapshot it was sent from.
 func (s *session) endView() {
 	if s.unspeculate != nil {
 		s.unspeculate()
-	}
-	if s.viewDone != nil {
-		<-s.viewDone
+		s.snap.f.Close()
 	}
 }

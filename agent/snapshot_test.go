@@ -63,6 +63,9 @@ type lookThenFail struct {
 
 func (l *lookThenFail) next() { l.mu.Lock(); l.looked = false; l.mu.Unlock() }
 
+// failNext makes the next run's first call fail: the run adds no response.
+func (l *lookThenFail) failNext() { l.mu.Lock(); l.looked = true; l.mu.Unlock() }
+
 func (l *lookThenFail) answer(*modeltest.Request) modeltest.Turn {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -76,7 +79,13 @@ func (l *lookThenFail) answer(*modeltest.Request) modeltest.Turn {
 // wakeCut resumes id with snapshots in views, on st, through p.
 func wakeCut(f *fixture, l *lookThenFail, id, views string, st store.Store, p *anthropic.Provider) agent.Result {
 	f.t.Helper()
-	l.next()
+	return wakeCutWith(f, l.next, id, views, st, p)
+}
+
+// wakeCutWith is wakeCut with the fake set up for the run by arm.
+func wakeCutWith(f *fixture, arm func(), id, views string, st store.Store, p *anthropic.Provider) agent.Result {
+	f.t.Helper()
+	arm()
 	f.rt = f.runtimeWith(agent.Options{Trim: true, Store: st, Views: views, Provider: p, Tools: sizedTools()})
 	return f.run(hotSpec, "", agent.RunOptions{Resume: id})
 }
@@ -183,5 +192,39 @@ func TestNoSpeculationWithCallsPending(t *testing.T) {
 	wakeCut(f, l, id, views, openStore(t, f.ws), p)
 	if hits, misses := p.Speculations(); hits+misses != 0 {
 		t.Fatalf("speculated with a call pending: taken %d, abandoned %d", hits, misses)
+	}
+}
+
+// TestForgedSnapshotAtTheSameCutIsWrittenAgain: when the session did not
+// move past the snapshot's cut (the last wake's first call failed), a
+// snapshot whose messages are wrong is still replaced, not trusted again.
+func TestForgedSnapshotAtTheSameCutIsWrittenAgain(t *testing.T) {
+	l := &lookThenFail{}
+	f, id := cutWorkspace(t, l.answer)
+	views := t.TempDir()
+	p := anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: f.srv.URL})
+	wakeCut(f, l, id, views, openStore(t, f.ws), p)
+	wakeCutWith(f, l.failNext, id, views, openStore(t, f.ws), p) // the snapshot at the session's newest cut
+	snaps, _ := filepath.Glob(filepath.Join(views, "*.view"))
+	if len(snaps) != 1 {
+		t.Fatalf("%d snapshots, want 1", len(snaps))
+	}
+	good, _ := os.ReadFile(snaps[0])
+	if hits, misses := p.Speculations(); hits != 1 || misses != 0 { // an older cut joins as well
+		t.Fatalf("speculations taken %d, abandoned %d; want 1 and 0", hits, misses)
+	}
+	if err := os.WriteFile(snaps[0], bytes.Replace(good, []byte("Now step"), []byte("Now stap"), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wakeCutWith(f, l.failNext, id, views, openStore(t, f.ws), p) // the call fails: the cut stays
+	if hits, misses := p.Speculations(); hits != 1 || misses != 1 {
+		t.Fatalf("speculations taken %d, abandoned %d; want 1 and 1", hits, misses)
+	}
+	if again, _ := os.ReadFile(snaps[0]); !bytes.Equal(again, good) {
+		t.Fatal("the forged snapshot was not written again")
+	}
+	wakeCutWith(f, l.failNext, id, views, openStore(t, f.ws), p)
+	if hits, misses := p.Speculations(); hits != 2 || misses != 1 {
+		t.Fatalf("then: taken %d, abandoned %d; want 2 and 1", hits, misses)
 	}
 }

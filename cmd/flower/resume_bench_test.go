@@ -106,6 +106,19 @@ func newFirstRequest(b *testing.B) *firstRequest {
 	return f
 }
 
+// bodiesDiffer reports whether the requests received are not all the
+// same: every wake of an unchanged session sends the same one.
+func (f *firstRequest) bodiesDiffer() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, b := range f.bodies[1:] {
+		if !bytes.Equal(b, f.bodies[0]) {
+			return true
+		}
+	}
+	return false
+}
+
 // first is the first request flower sent: its system prompt, its number of
 // messages and its size.
 func (f *firstRequest) first(b *testing.B) (system string, messages, size int) {
@@ -183,28 +196,48 @@ func BenchmarkFreshToFirstRequest(b *testing.B) {
 
 // BenchmarkResumeToFirstRequest wakes flower on a run a crash cut in its
 // work step, whose session holds 10,000 entries: the first request
-// continues that session.
+// continues that session. "snapshot" wakes as every wake but a session's
+// first does, with the snapshot of the view an earlier wake kept (the
+// request goes out before the session loads: agent/snapshot.go); "load"
+// removes it before each wake, as for the first wake of a session.
 func BenchmarkResumeToFirstRequest(b *testing.B) {
 	bin := plainFlower(b)
-	f := newFirstRequest(b)
 	dir := resumeWorkspace(b, resumeEntries)
-	b.StopTimer()
-	// The first wake writes the spill files of the trimmed results (agent
-	// BenchmarkFirstWake measures that); every later one finds them.
-	f.time(b, bin, dir)
-	f.cpu = 0
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		f.time(b, bin, dir)
+	for _, snapshot := range []bool{true, false} {
+		name := "snapshot"
+		if !snapshot {
+			name = "load"
+		}
+		b.Run(name, func(b *testing.B) {
+			f := newFirstRequest(b)
+			b.StopTimer()
+			// The first wake writes the spill files of the trimmed results
+			// (agent BenchmarkFirstWake measures that) and the snapshot;
+			// every later one finds them.
+			f.time(b, bin, dir)
+			f.cpu = 0
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if !snapshot {
+					if err := os.RemoveAll(filepath.Join(dir, "runs", viewsDir)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				f.time(b, bin, dir)
+			}
+			f.report(b)
+			// The request must continue the stored session, not start a new one.
+			system, messages, size := f.first(b)
+			if crashStepOf(system) != "work" || messages < resumeEntries*2/3 {
+				b.Fatalf("the first request is of step %q with %d messages, want the work session's %d",
+					crashStepOf(system), messages, 1+2*(resumeEntries-1)/3)
+			}
+			if f.bodiesDiffer() {
+				b.Fatal("the wakes sent different first requests")
+			}
+			b.ReportMetric(float64(size)/1024, "req-KiB")
+		})
 	}
-	f.report(b)
-	// The request must continue the stored session, not start a new one.
-	system, messages, size := f.first(b)
-	if crashStepOf(system) != "work" || messages < resumeEntries*2/3 {
-		b.Fatalf("the first request is of step %q with %d messages, want the work session's %d",
-			crashStepOf(system), messages, 1+2*(resumeEntries-1)/3)
-	}
-	b.ReportMetric(float64(size)/1024, "req-KiB")
 }
 
 // resumeWorkspace builds, without flower, a workspace whose run was cut in

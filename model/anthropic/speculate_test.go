@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -10,8 +11,9 @@ import (
 )
 
 // conversation is the last of MemoSteps' growing conversations and the
-// JSON its first k messages had in a request that carried them.
-func conversation(t *testing.T, p *Provider, k int) ([]model.Message, [][]byte) {
+// JSON its first k messages had in a request that carried them, joined
+// by commas as a snapshot holds them.
+func conversation(t *testing.T, p *Provider, k int) ([]model.Message, *io.SectionReader) {
 	t.Helper()
 	steps := modeltest.MemoSteps()
 	msgs := steps[5]
@@ -23,7 +25,8 @@ func conversation(t *testing.T, p *Provider, k int) ([]model.Message, [][]byte) 
 	if !ok || len(prefix) != k {
 		t.Fatalf("Kept(%d) = %d messages, %v", k, len(prefix), ok)
 	}
-	return msgs, prefix
+	joined := bytes.Join(prefix, []byte(","))
+	return msgs, io.NewSectionReader(bytes.NewReader(joined), 0, int64(len(joined)))
 }
 
 // TestSpeculationIsTakenByTheSameRequest: a request sent ahead from kept
@@ -68,7 +71,7 @@ func TestSpeculationIsTakenByTheSameRequest(t *testing.T) {
 		t.Fatalf("speculation sent\n%s\na plain Stream sends\n%s", spec, plain)
 	}
 	// The memo was filled as by any Stream: the next call encodes only what is new.
-	if kept, ok := p.Kept(memo, len(msgs)-1); !ok || !bytes.Equal(kept[0], prefix[0]) {
+	if kept, ok := p.Kept(memo, len(msgs)-1); !ok || len(kept) != len(msgs)-1 {
 		t.Fatalf("the memo keeps %d messages after a taken speculation", len(kept))
 	}
 }
