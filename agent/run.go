@@ -245,6 +245,7 @@ func (s *session) commit(ctx context.Context, resp *model.Response) error {
 	if err := s.append(ctx, entries...); err != nil {
 		return err
 	}
+	s.shadowStep()
 	s.res.Turns++
 	s.res.Cost += cost
 	s.res.Context = resp.Usage.Context()

@@ -48,11 +48,11 @@ type session struct {
 	defs []model.ToolDef // the tools offered, listed once per run
 	// unspeculate abandons the request a wake sent ahead from snap, the
 	// snapshot of the view it read, unless the first call took its answer
-	// (snapshot.go); viewKept is set once the first call's view was
-	// considered for a snapshot.
+	// (shadow.go); viewKey is the key whose snapshot the shadow keeps.
 	unspeculate func()
 	snap        *viewSnap
-	viewKept    bool
+	viewKey     string
+	shadow      *shadow
 	// project is the project's standing instructions, read when the Run
 	// started (see Options.Instructions).
 	project string

@@ -3,18 +3,13 @@ package agent
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-
-	"github.com/flower-run/flower/model"
-	"github.com/flower-run/flower/resume"
-	"github.com/flower-run/flower/store"
-	"github.com/flower-run/flower/view"
 )
 
 // A wake's snapshot of the view (issue 12). Waking a long session costs
@@ -31,28 +26,48 @@ import (
 // a request, never change one: nothing of it is durable, the store stays
 // the one truth, and a crash leaves what it leaves without it.
 //
-// The snapshot is derived data: written without an fsync, replaced by a
-// rename, checked on opening (its key, format, the id and seq of the cut's
-// entry, its length), and written again by a wake that finds it stale or
-// different from what its first call sends. It is written as a wake's
-// first model call is sent, from the view that call sends; its cut lies
-// in what the wake loaded, since entries of the running process are shown
-// whole and a later load trims them. The messages are streamed from the
-// file into the request, never read into memory.
+// The snapshot is derived data: written without an fsync, checked on
+// opening (its key, format, the id of the cut's entry, its length). A
+// run keeps it as a later load would build it (shadow.go): at its first
+// model call it writes it anew unless it holds what that call sends, and
+// after each response it appends the messages that became stable, so the
+// wake after a crash finds it, whenever the crash came. The messages are
+// streamed from the file into the request, never read into memory.
 
-const viewVersion = 2
+const viewVersion = 3
 
-// viewHead is the first line of a snapshot file; the JSON of Msgs
-// messages follows it, joined by commas, Size bytes.
+// A snapshot file is its head, JSON padded with spaces to viewHeadLen
+// bytes, the last a newline, then the JSON of Msgs messages joined by
+// commas, Size bytes. What lies beyond is ignored: a run appends messages
+// first and rewrites the head after (a kill between leaves the old head,
+// true of what it counts).
+const viewHeadLen = 4096
+
+// viewHead is the head of a snapshot file.
 type viewHead struct {
 	Version int    `json:"v"`
 	Format  string `json:"format"` // model.Speculator.Format
 	Key     string `json:"key"`
-	CutSeq  int64  `json:"cut_seq"`
-	CutUUID string `json:"cut_uuid"`
+	CutUUID string `json:"cut"` // the cut's entry: the next wake loads from it on
 	Denied  bool   `json:"denied"`
 	Msgs    int    `json:"msgs"`
 	Size    int64  `json:"size"`
+}
+
+// encode is the head as written.
+func (h viewHead) encode() ([]byte, error) {
+	h.Version = viewVersion
+	line, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	if len(line) >= viewHeadLen {
+		return nil, fmt.Errorf("snapshot head of %d bytes: the session key is too long", len(line))
+	}
+	out := bytes.Repeat([]byte(" "), viewHeadLen)
+	copy(out, line)
+	out[viewHeadLen-1] = '\n'
+	return out, nil
 }
 
 // viewSnap is a snapshot opened for reading: its messages are read from
@@ -71,21 +86,23 @@ func (r *Runtime) viewPath(key string) string {
 }
 
 // openView opens the snapshot of key's view in format; nil when there is
-// none or its head does not check.
+// none, it holds no message, or its head does not check.
 func (r *Runtime) openView(key, format string) *viewSnap {
 	f, err := os.Open(r.viewPath(key))
 	if err != nil {
 		return nil
 	}
-	line, err := bufio.NewReaderSize(f, 4096).ReadSlice('\n')
+	buf := make([]byte, viewHeadLen)
+	_, err = f.ReadAt(buf, 0)
 	st, serr := f.Stat()
 	var h viewHead
-	if err != nil || serr != nil || json.Unmarshal(line, &h) != nil || h.Version != viewVersion || h.Format != format ||
-		h.Key != key || h.CutUUID == "" || h.Msgs < 1 || h.Size < 1 || st.Size() != int64(len(line))+h.Size {
+	if err != nil || serr != nil || buf[viewHeadLen-1] != '\n' || json.Unmarshal(buf, &h) != nil ||
+		h.Version != viewVersion || h.Format != format || h.Key != key || h.CutUUID == "" || h.Msgs < 1 ||
+		h.Size < 1 || st.Size() < viewHeadLen+h.Size {
 		f.Close()
 		return nil
 	}
-	return &viewSnap{head: h, f: f, msgs: io.NewSectionReader(f, int64(len(line)), h.Size)}
+	return &viewSnap{head: h, f: f, msgs: io.NewSectionReader(f, viewHeadLen, h.Size)}
 }
 
 // same reports whether the snapshot holds msgs, read in small pieces.
@@ -97,7 +114,9 @@ func (v *viewSnap) same(msgs [][]byte) bool {
 	buf := make([]byte, 64<<10)
 	for i, m := range msgs {
 		if i > 0 {
-			m = append([]byte(","), m...) // small: one message
+			if c, err := r.ReadByte(); err != nil || c != ',' {
+				return false
+			}
 		}
 		for len(m) > 0 {
 			k, err := io.ReadFull(r, buf[:min(len(buf), len(m))])
@@ -111,167 +130,73 @@ func (v *viewSnap) same(msgs [][]byte) bool {
 	return err == io.EOF
 }
 
-// writeView replaces the snapshot of key's view: written to a temporary
-// file and renamed over the old one, without an fsync (derived data: a
-// machine crash may lose it, and the next wake loads the session whole).
-// A reader of the old file keeps reading the old one.
-func (r *Runtime) writeView(h viewHead, msgs [][]byte) error {
-	h.Version, h.Msgs, h.Size = viewVersion, len(msgs), int64(len(msgs)-1)
-	for _, m := range msgs {
-		h.Size += int64(len(m))
-	}
-	line, err := json.Marshal(h)
-	if err != nil {
-		return err
-	}
+// createView replaces the snapshot of h.Key's view by one holding msgs,
+// and returns it open for appending: written to a temporary file and
+// renamed over the old one, without an fsync (derived data: a machine
+// crash may lose it, and the next wake loads the session whole). A reader
+// of the old file keeps reading the old one.
+func (r *Runtime) createView(h viewHead, msgs [][]byte) (*viewFile, error) {
 	if err := os.MkdirAll(r.views, 0o700); err != nil {
-		return err
+		return nil, err
 	}
 	path := r.viewPath(h.Key)
 	tmp := path + ".tmp" // one writer per session: the workspace lock
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	w.Write(line)
-	w.WriteByte('\n')
-	for i, m := range msgs {
-		if i > 0 {
-			w.WriteByte(',')
-		}
-		w.Write(m)
-	}
-	err = w.Flush() // the first write error, if any
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	v := &viewFile{f: f, head: h}
+	v.head.Msgs, v.head.Size = 0, 0
+	err = v.append(h.CutUUID, h.Denied, msgs)
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}
 	if err != nil {
+		f.Close()
 		os.Remove(tmp)
+		return nil, err
+	}
+	return v, nil
+}
+
+// reopenView opens key's snapshot, whose head is h, for appending.
+func (r *Runtime) reopenView(h viewHead) (*viewFile, error) {
+	f, err := os.OpenFile(r.viewPath(h.Key), os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &viewFile{f: f, head: h}, nil
+}
+
+// viewFile is a snapshot open for appending.
+type viewFile struct {
+	f    *os.File
+	head viewHead // as written
+}
+
+// append adds msgs after the file's messages, then writes the head with
+// the new cut.
+func (v *viewFile) append(cut string, denied bool, msgs [][]byte) error {
+	h := v.head
+	var b bytes.Buffer
+	for _, m := range msgs {
+		if h.Msgs > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(m)
+		h.Msgs++
+	}
+	if _, err := v.f.WriteAt(b.Bytes(), viewHeadLen+h.Size); err != nil {
+		return err
+	}
+	h.Size += int64(b.Len())
+	h.CutUUID, h.Denied = cut, denied
+	line, err := h.encode()
+	if err == nil {
+		_, err = v.f.WriteAt(line, 0)
+	}
+	if err == nil {
+		v.head = h
 	}
 	return err
-}
-
-// speculate sends the request a snapshot of the session's view predicts,
-// before the session loads: see the comment at the top of this file. It
-// does nothing, and costs nothing but a stat, unless everything it needs
-// is there: a resumed top-level session continued without a new prompt,
-// trimming on (a snapshot shows old results trimmed), a provider that can
-// speculate, a store that loads heads, and a snapshot of this key that
-// the entries after its cut join (view.Cut.Joins). It sends nothing when
-// the run would not begin with a model request of that view: calls
-// pending, an interrupt's note, a handoff, mail waiting, an ended turn.
-func (s *session) speculate(ctx context.Context, prompt string) {
-	r := s.rt
-	sp, ok := r.provider.(model.Speculator)
-	heads, hok := r.store.(store.Heads)
-	if !ok || !hok || r.views == "" || !r.trim || prompt != "" || s.opts.Resume == "" || s.opts.Fork || !s.top ||
-		len(r.sources) > 0 && s.mayUseSources() || !s.mailEmpty() {
-		return
-	}
-	snap := r.openView(s.key, sp.Format())
-	if snap == nil {
-		return
-	}
-	sent := false
-	defer func() {
-		if !sent {
-			snap.f.Close()
-		}
-	}()
-	over, head := (&view.Trim{}).Heads()
-	tail, err := heads.LoadHeadsFrom(ctx, s.key, snap.head.CutSeq, over, head)
-	if err != nil || len(tail) == 0 || tail[0].UUID != snap.head.CutUUID || tail[0].Seq != snap.head.CutSeq ||
-		!(view.Cut{Denied: snap.head.Denied}).Joins(tail) {
-		return
-	}
-	p, err := resume.Session(tail)
-	if err != nil || len(p.Pending) > 0 || p.Note != "" || p.Ended || p.Handoff != nil || p.Interrupted ||
-		handingOff(tail) || s.wouldHandOff(p) {
-		return
-	}
-	msgs := s.joinedView(tail)
-	if len(msgs) == 0 {
-		return
-	}
-	req := &model.Request{Model: s.spec.Model, System: s.system(), Messages: msgs, Tools: s.toolDefs(), Memo: s.memo}
-	cancel, err := sp.Speculate(ctx, req, snap.msgs)
-	if err == nil {
-		s.unspeculate, s.snap, sent = cancel, snap, true
-	}
-}
-
-// joinedView is the view of a session's entries from a snapshot's cut on,
-// as the view of the whole session shows them after the snapshot's
-// messages.
-func (s *session) joinedView(tail []store.Entry) []model.Message {
-	whole := func(op *store.Op) error { return s.wholeOf(tail, op) }
-	o := view.Options{KeepDenials: 1, Old: len(tail), Settled: true, Joined: true,
-		Trim: &view.Trim{Spill: func(op *store.Op) (string, error) { return s.rt.spill(op, whole) }}}
-	s.rt.listSpills()
-	msgs := view.NewBuilder(tail, o).Messages()
-	s.rt.seal()
-	return msgs
-}
-
-// wouldHandOff reports whether the loop's first act would be a handoff,
-// judged by the last response's context as maybeHandoff judges it.
-func (s *session) wouldHandOff(p resume.Plan) bool {
-	if s.rt.handoffAt < 0 || s.info.Window == 0 || p.Last == nil || p.Last.Usage == nil {
-		return false
-	}
-	return p.Last.Usage.Context() >= s.handoffAt()
-}
-
-// mailEmpty reports whether the loop's first act surely delivers no
-// mail: the session gets none, or the mailbox can tell that none waits.
-func (s *session) mailEmpty() bool {
-	mb := s.rt.mail
-	if mb == nil || !s.mayUse(s.rt.mailTool) {
-		return true
-	}
-	w, ok := mb.(interface{ Waiting() bool })
-	return ok && !w.Waiting()
-}
-
-// keepView writes the snapshot of the view of req, the first model call
-// of a resumed session, before the call is sent: so that a crash during
-// the call leaves the next wake its snapshot. It costs a write of the
-// encoded messages, which the call encodes anyway (Prepare fills the
-// memo the call then reuses), and writes nothing when the snapshot the
-// wake read holds the same messages at the same cut.
-func (s *session) keepView(req *model.Request) {
-	r := s.rt
-	sp, ok := r.provider.(model.Speculator)
-	if s.viewKept || !ok || r.views == "" || !r.trim || !s.top || !s.res.Resumed || s.view == nil || req.Memo == nil {
-		return
-	}
-	s.viewKept = true
-	cut, ok := s.view.Cut()
-	if !ok || cut.Entry >= s.old || handingOff(s.entries[:cut.Entry]) {
-		return
-	}
-	e := s.entries[cut.Entry]
-	if e.Seq == 0 || sp.Prepare(req) != nil { // a request that cannot be encoded fails its call, which says why
-		return
-	}
-	msgs, ok := sp.Kept(req.Memo, cut.Msgs)
-	if !ok || s.snap != nil && s.snap.head.CutUUID == e.UUID && s.snap.same(msgs) {
-		return
-	}
-	// A snapshot that cannot be written only leaves the next wake to load
-	// the whole session, as it would without one.
-	_ = r.writeView(viewHead{Format: sp.Format(), Key: s.key, CutSeq: e.Seq, CutUUID: e.UUID, Denied: cut.Denied}, msgs)
-}
-
-// endView abandons a request sent ahead that no call took, and closes
-// the snapshot it was sent from.
-func (s *session) endView() {
-	if s.unspeculate != nil {
-		s.unspeculate()
-		s.snap.f.Close()
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -226,5 +227,89 @@ func TestForgedSnapshotAtTheSameCutIsWrittenAgain(t *testing.T) {
 	wakeCutWith(f, l.failNext, id, views, openStore(t, f.ws), p)
 	if hits, misses := p.Speculations(); hits != 2 || misses != 1 {
 		t.Fatalf("then: taken %d, abandoned %d; want 2 and 1", hits, misses)
+	}
+}
+
+// TestRunKeepsTheSnapshot (issue 12): a session's first run keeps its
+// snapshot as it goes, so the wake after it stopped (here: a 400 ends it
+// mid-work, as a crash would) sends its first request before loading,
+// and takes the answer; the snapshot the run left is the one the wake
+// would write, so the wake only appends to it.
+func TestRunKeepsTheSnapshot(t *testing.T) {
+	var mu sync.Mutex
+	looks := 0
+	f := newFixture(t, func(r *modeltest.Request) modeltest.Turn {
+		mu.Lock()
+		defer mu.Unlock()
+		if looks++; looks%8 == 0 { // every eighth request ends its run
+			return modeltest.Turn{Fault: &modeltest.Fault{Status: 400, Message: "stop here"}}
+		}
+		return modeltest.Turn{Text: "Looking further.", ToolCalls: []modeltest.ToolCall{call("Look", fmt.Sprintf(`{"path":"src/f%d.go"}`, looks))}}
+	})
+	views := t.TempDir()
+	p := anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: f.srv.URL})
+	f.rt = f.runtimeWith(agent.Options{Trim: true, Views: views, Provider: p, Tools: sizedTools()})
+	first := f.run(hotSpec, "Read the code.", agent.RunOptions{})
+	if first.OK || first.Turns != 7 {
+		t.Fatalf("first run: %d turns, ok %v; want 7 and a failure", first.Turns, first.OK)
+	}
+	snaps, _ := filepath.Glob(filepath.Join(views, "*.view"))
+	if len(snaps) != 1 {
+		t.Fatalf("%d snapshots after the first run, want 1", len(snaps))
+	}
+	before, _ := os.Stat(snaps[0])
+	for round := range 2 {
+		g := &gatedLoad{DB: openStore(t, f.ws).(*sqlite.DB), gate: make(chan struct{})}
+		var once sync.Once
+		f.srv.OnRequest(func(*modeltest.Request) { once.Do(func() { close(g.gate) }) })
+		f.rt = f.runtimeWith(agent.Options{Trim: true, Views: views, Provider: p, Tools: sizedTools(), Store: g})
+		f.run(hotSpec, "", agent.RunOptions{Resume: first.SessionID})
+		if hits, misses := p.Speculations(); hits != int64(round+1) || misses != 0 {
+			t.Fatalf("wake %d: speculations taken %d, abandoned %d; want %d and 0", round, hits, misses, round+1)
+		}
+	}
+	if after, err := os.Stat(snaps[0]); err != nil || !os.SameFile(before, after) {
+		t.Fatalf("the wakes wrote the snapshot anew (%v): the run left it stale", err)
+	}
+}
+
+// TestDenialsNeverCostARequest: a later load drops all but the newest
+// denial, which rewrites messages a snapshot may hold: across runs that
+// deny calls now and then, no wake sends a request its first call does
+// not take.
+func TestDenialsNeverCostARequest(t *testing.T) {
+	var mu sync.Mutex
+	run, asked := 0, 0
+	f, id := cutWorkspace(t, func(r *modeltest.Request) modeltest.Turn {
+		mu.Lock()
+		defer mu.Unlock()
+		switch asked++; {
+		case asked > 2:
+			return modeltest.Turn{Fault: &modeltest.Fault{Status: 400, Message: "stop here"}}
+		case run%3 == 1 || run%3 == 2 && asked == 2:
+			return modeltest.Turn{ToolCalls: []modeltest.ToolCall{call("Forbidden", `{}`)}}
+		}
+		return modeltest.Turn{Text: "Looking further.", ToolCalls: []modeltest.ToolCall{call("Look", `{"path":"src/next.go"}`)}}
+	})
+	views := t.TempDir()
+	p := anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: f.srv.URL})
+	next := func() { mu.Lock(); run, asked = run+1, 0; mu.Unlock() }
+	for range 9 {
+		wakeCutWith(f, next, id, views, openStore(t, f.ws), p)
+		if _, misses := p.Speculations(); misses != 0 {
+			t.Fatalf("run %d: a speculation was abandoned", run)
+		}
+	}
+	if hits, _ := p.Speculations(); hits < 2 { // denials keep the others from joining
+		t.Fatalf("only %d of 9 wakes sent their request ahead", hits)
+	}
+	denied := 0
+	for _, e := range f.entries(id) {
+		if e.Op != nil && e.Op.Denied {
+			denied++
+		}
+	}
+	if denied < 4 {
+		t.Fatalf("%d denials: the test shows nothing", denied)
 	}
 }

@@ -25,10 +25,17 @@ func (s *Store) LoadHeads(ctx context.Context, key string, over, head int) ([]st
 	return out, err
 }
 
-// LoadHeadsFrom is LoadHeads of the entries from seq from on.
-func (s *Store) LoadHeadsFrom(ctx context.Context, key string, from int64, over, head int) ([]store.Entry, error) {
+// LoadHeadsFrom is LoadHeads of the entries from the one with UUID from
+// on ("": all of them).
+func (s *Store) LoadHeadsFrom(ctx context.Context, key, from string, over, head int) ([]store.Entry, error) {
 	out, err := s.LoadHeads(ctx, key, over, head)
-	i, _ := slices.BinarySearchFunc(out, from, func(e store.Entry, seq int64) int { return cmp.Compare(e.Seq, seq) })
+	if from == "" {
+		return out, err
+	}
+	i := slices.IndexFunc(out, func(e store.Entry) bool { return e.UUID == from })
+	if i < 0 {
+		return nil, err
+	}
 	return out[i:], err
 }
 
