@@ -49,7 +49,8 @@ func (s *session) speculate(ctx context.Context, prompt string) {
 	}
 	s.rt.listSpills()
 	whole := func(op *store.Op) error { return s.wholeOf(tail, op) }
-	msgs := view.NewBuilder(tail, laterLoad(s.rt, whole, true)).Messages()
+	spill := func(op *store.Op) (string, error) { return r.spill(op, whole) }
+	msgs := view.NewBuilder(tail, laterLoad(spill, true)).Messages()
 	s.rt.seal()
 	if len(msgs) == 0 {
 		return
@@ -62,12 +63,19 @@ func (s *session) speculate(ctx context.Context, prompt string) {
 }
 
 // laterLoad is the view options of a later load of a session's entries
-// from its start or, joined, from a cut on: every entry is old. whole
-// makes a partial result whole.
-func laterLoad(r *Runtime, whole func(*store.Op) error, joined bool) view.Options {
+// from its start or, joined, from a cut on: every entry is old, and the
+// large results are trimmed, spill giving the path of their text.
+func laterLoad(spill func(*store.Op) (string, error), joined bool) view.Options {
 	return view.Options{KeepDenials: 1, Old: math.MaxInt, Settled: true, Joined: joined,
-		Trim: &view.Trim{Spill: func(op *store.Op) (string, error) { return r.spill(op, whole) }}}
+		Trim: &view.Trim{Spill: spill}}
 }
+
+// spillLater is the spill of a later load, as the shadow sees it: the path
+// the text will be in. The wake that builds the view writes the file (its
+// first call's view, before the model can ask to read it); a file it
+// could not write makes its request differ from the snapshot's, which
+// costs the request sent ahead and nothing else.
+func spillLater(op *store.Op) (string, error) { return spillPath(op), nil }
 
 // wouldHandOff reports whether the loop's first act would be a handoff,
 // judged by the last response's context as maybeHandoff judges it.
@@ -102,7 +110,8 @@ type shadow struct {
 	b    *view.Builder // the later load's view of entries[from:]
 	memo model.Memo    // the provider's encoding of b's messages
 	base int           // messages before from
-	file *viewFile
+	file *viewFile     // nil until there is something to write
+	head viewHead      // the snapshot's head, for the file's creation
 }
 
 // keepView starts the shadow at a session's first model call, req, before
@@ -135,20 +144,22 @@ func (s *session) keepView(req *model.Request) {
 		h.CutUUID, h.Denied = s.entries[cut.Entry].UUID, cut.Denied
 	}
 	// A snapshot that cannot be written only leaves the next wake to load
-	// the whole session, as it would without one.
+	// the whole session, as it would without one. Without a cut, nothing
+	// is written until the first response makes one.
 	var f *viewFile
 	var err error
-	if s.snap != nil && cut.Msgs > 0 && s.snap.head.CutUUID == h.CutUUID && s.snap.same(msgs) {
+	switch {
+	case cut.Msgs == 0:
+	case s.snap != nil && s.snap.head.CutUUID == h.CutUUID && s.snap.same(msgs):
 		f, err = r.reopenView(s.snap.head)
-	} else {
+	default:
 		f, err = r.createView(h, msgs)
 	}
 	if err != nil {
 		return
 	}
-	tail := s.entries[cut.Entry:]
-	s.shadow = &shadow{key: s.key, from: cut.Entry, base: cut.Msgs, file: f,
-		b: view.NewBuilder(tail, laterLoad(r, s.whole, cut.Msgs > 0))}
+	s.shadow = &shadow{key: s.key, from: cut.Entry, base: cut.Msgs, file: f, head: h,
+		b: view.NewBuilder(s.entries[cut.Entry:], laterLoad(spillLater, cut.Msgs > 0))}
 }
 
 // shadowStep extends the shadow with the entries appended since its last
@@ -173,8 +184,12 @@ func (s *session) shadowStep() {
 		s.stopShadow()
 		return
 	}
+	written := sh.base
+	if sh.file != nil {
+		written = sh.file.head.Msgs
+	}
 	cut, ok := sh.b.Cut()
-	if !ok || sh.base+cut.Msgs <= sh.file.head.Msgs {
+	if !ok || sh.base+cut.Msgs <= written {
 		return
 	}
 	sp := s.rt.provider.(model.Speculator)
@@ -189,7 +204,15 @@ func (s *session) shadowStep() {
 		return
 	}
 	e := s.entries[sh.from+cut.Entry]
-	if err := sh.file.append(e.UUID, sh.file.head.Denied || cut.Denied, msgs[sh.file.head.Msgs-sh.base:]); err != nil {
+	var err error
+	if sh.file == nil {
+		h := sh.head
+		h.CutUUID, h.Denied = e.UUID, cut.Denied
+		sh.file, err = s.rt.createView(h, msgs)
+	} else {
+		err = sh.file.append(e.UUID, sh.file.head.Denied || cut.Denied, msgs[written-sh.base:])
+	}
+	if err != nil {
 		s.stopShadow()
 	}
 }
@@ -198,7 +221,9 @@ func (s *session) shadowStep() {
 func (s *session) stopShadow() {
 	if sh := s.shadow; sh != nil {
 		s.shadow = nil
-		sh.file.f.Close()
+		if sh.file != nil {
+			sh.file.f.Close()
+		}
 	}
 }
 
