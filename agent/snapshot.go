@@ -178,18 +178,21 @@ type viewFile struct {
 // the new cut.
 func (v *viewFile) append(cut string, denied bool, msgs [][]byte) error {
 	h := v.head
-	var b bytes.Buffer
+	// Through a small buffer: a wake's first snapshot is megabytes, and
+	// fresh memory is what costs most here.
+	w := bufio.NewWriterSize(io.NewOffsetWriter(v.f, viewHeadLen+h.Size), 256<<10)
 	for _, m := range msgs {
 		if h.Msgs > 0 {
-			b.WriteByte(',')
+			w.WriteByte(',')
+			h.Size++
 		}
-		b.Write(m)
+		w.Write(m)
 		h.Msgs++
+		h.Size += int64(len(m))
 	}
-	if _, err := v.f.WriteAt(b.Bytes(), viewHeadLen+h.Size); err != nil {
+	if err := w.Flush(); err != nil { // the first write error, if any
 		return err
 	}
-	h.Size += int64(b.Len())
 	h.CutUUID, h.Denied = cut, denied
 	line, err := h.encode()
 	if err == nil {
