@@ -38,20 +38,38 @@ func (g *gatedLoad) LoadHeads(ctx context.Context, key string, over, head int) (
 
 const guard = 20 * time.Second
 
-// cutWorkspace is a fixture whose store holds a realistic session of 300
-// entries cut mid-work (its last entry a result), under id "cut".
-func cutWorkspace(t *testing.T, answer modeltest.Responder) (*fixture, string) {
+// cutRig is a fixture whose store holds a realistic session of 300
+// entries cut mid-work (its last entry a result), under id, with a
+// directory for snapshots and the provider every wake uses.
+type cutRig struct {
+	f         *fixture
+	id, views string
+	p         *anthropic.Provider
+}
+
+func cutWorkspace(t *testing.T, answer modeltest.Responder) *cutRig {
 	t.Helper()
 	f := newFixture(t, answer)
-	const id = "cut"
-	key := store.SessionKey(f.ws, id)
-	db := openStore(t, f.ws)
+	c := &cutRig{f: f, id: "cut", views: t.TempDir(), p: anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: f.srv.URL})}
+	key := store.SessionKey(f.ws, c.id)
 	es := realisticSession(key, 300)
-	if err := db.Commit(context.Background(), store.Batch{Entries: es,
+	if err := openStore(t, f.ws).Commit(context.Background(), store.Batch{Entries: es,
 		Meta: []store.Meta{{Key: key, Model: "claude-sonnet-4-6", Workspace: f.ws, Created: time.Now()}}}); err != nil {
 		t.Fatal(err)
 	}
-	return f, id
+	return c
+}
+
+// wake resumes the session on st (nil: the workspace's store), arm having
+// set the fake up for the run.
+func (c *cutRig) wake(arm func(), st store.Store) agent.Result {
+	c.f.t.Helper()
+	arm()
+	if st == nil {
+		st = openStore(c.f.t, c.f.ws)
+	}
+	c.f.rt = c.f.runtimeWith(agent.Options{Trim: true, Store: st, Views: c.views, Provider: c.p, Tools: sizedTools()})
+	return c.f.run(hotSpec, "", agent.RunOptions{Resume: c.id})
 }
 
 // lookThenFail answers the first request of each run (as numbered by
@@ -77,20 +95,6 @@ func (l *lookThenFail) answer(*modeltest.Request) modeltest.Turn {
 	return modeltest.Turn{Text: "Looking further.", ToolCalls: []modeltest.ToolCall{call("Look", `{"path":"src/next.go"}`)}}
 }
 
-// wakeCut resumes id with snapshots in views, on st, through p.
-func wakeCut(f *fixture, l *lookThenFail, id, views string, st store.Store, p *anthropic.Provider) agent.Result {
-	f.t.Helper()
-	return wakeCutWith(f, l.next, id, views, st, p)
-}
-
-// wakeCutWith is wakeCut with the fake set up for the run by arm.
-func wakeCutWith(f *fixture, arm func(), id, views string, st store.Store, p *anthropic.Provider) agent.Result {
-	f.t.Helper()
-	arm()
-	f.rt = f.runtimeWith(agent.Options{Trim: true, Store: st, Views: views, Provider: p, Tools: sizedTools()})
-	return f.run(hotSpec, "", agent.RunOptions{Resume: id})
-}
-
 // TestWakeAsksBeforeItLoads (issue 12): the first wake of a session keeps
 // a snapshot of its view; the next wake sends its first request from it
 // before the session has loaded (the store holds the load until the model
@@ -98,10 +102,9 @@ func wakeCutWith(f *fixture, arm func(), id, views string, st store.Store, p *an
 // built the same request byte for byte: the model is asked once.
 func TestWakeAsksBeforeItLoads(t *testing.T) {
 	l := &lookThenFail{}
-	f, id := cutWorkspace(t, l.answer)
-	views := t.TempDir()
-	p := anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: f.srv.URL})
-	wakeCut(f, l, id, views, openStore(t, f.ws), p) // no snapshot yet: it writes one
+	c := cutWorkspace(t, l.answer)
+	f, views, p := c.f, c.views, c.p
+	c.wake(l.next, nil) // no snapshot yet: it writes one
 	if hits, misses := p.Speculations(); hits+misses != 0 {
 		t.Fatalf("a wake without a snapshot speculated: %d, %d", hits, misses)
 	}
@@ -116,7 +119,7 @@ func TestWakeAsksBeforeItLoads(t *testing.T) {
 		var once sync.Once
 		f.srv.OnRequest(func(*modeltest.Request) { once.Do(func() { close(g.gate) }) })
 		before := f.srv.Count()
-		wakeCut(f, l, id, views, g, p)
+		c.wake(l.next, g)
 		if hits, misses := p.Speculations(); hits != int64(round+1) || misses != 0 {
 			t.Fatalf("round %d: speculations taken %d, abandoned %d; want %d and 0", round, hits, misses, round+1)
 		}
@@ -135,15 +138,14 @@ func TestWakeAsksBeforeItLoads(t *testing.T) {
 // the wrong one is never stored, and the wake writes a good snapshot.
 func TestStaleSnapshotCostsARequestNotTheTruth(t *testing.T) {
 	l := &lookThenFail{}
-	f, id := cutWorkspace(t, func(r *modeltest.Request) modeltest.Turn {
+	c := cutWorkspace(t, func(r *modeltest.Request) modeltest.Turn {
 		if bytes.Contains(r.Body, []byte("Now stap")) {
 			return modeltest.Turn{Text: "FORGED"}
 		}
 		return l.answer(r)
 	})
-	views := t.TempDir()
-	p := anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: f.srv.URL})
-	wakeCut(f, l, id, views, openStore(t, f.ws), p)
+	f, id, views, p := c.f, c.id, c.views, c.p
+	c.wake(l.next, nil)
 	snaps, _ := filepath.Glob(filepath.Join(views, "*.view"))
 	if len(snaps) != 1 {
 		t.Fatalf("%d snapshots, want 1", len(snaps))
@@ -156,7 +158,7 @@ func TestStaleSnapshotCostsARequestNotTheTruth(t *testing.T) {
 	if err := os.WriteFile(snaps[0], forged, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	wakeCut(f, l, id, views, openStore(t, f.ws), p)
+	c.wake(l.next, nil)
 	if hits, misses := p.Speculations(); hits != 0 || misses != 1 {
 		t.Fatalf("speculations taken %d, abandoned %d; want 0 and 1", hits, misses)
 	}
@@ -168,7 +170,7 @@ func TestStaleSnapshotCostsARequestNotTheTruth(t *testing.T) {
 	if again, _ := os.ReadFile(snaps[0]); bytes.Contains(again, []byte("Now stap")) {
 		t.Fatal("the forged snapshot was kept")
 	}
-	wakeCut(f, l, id, views, openStore(t, f.ws), p)
+	c.wake(l.next, nil)
 	if hits, misses := p.Speculations(); hits != 1 || misses != 1 {
 		t.Fatalf("after the snapshot was written again: taken %d, abandoned %d; want 1 and 1", hits, misses)
 	}
@@ -179,10 +181,9 @@ func TestStaleSnapshotCostsARequestNotTheTruth(t *testing.T) {
 // it sends nothing ahead.
 func TestNoSpeculationWithCallsPending(t *testing.T) {
 	l := &lookThenFail{}
-	f, id := cutWorkspace(t, l.answer)
-	views := t.TempDir()
-	p := anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: f.srv.URL})
-	wakeCut(f, l, id, views, openStore(t, f.ws), p)
+	c := cutWorkspace(t, l.answer)
+	f, id, p := c.f, c.id, c.p
+	c.wake(l.next, nil)
 	key := store.SessionKey(f.ws, id)
 	es := f.entries(id)
 	pending := realisticResponse(9999)
@@ -190,7 +191,7 @@ func TestNoSpeculationWithCallsPending(t *testing.T) {
 	if err := openStore(t, f.ws).Commit(context.Background(), store.Batch{Entries: []store.Entry{pending}}); err != nil {
 		t.Fatal(err)
 	}
-	wakeCut(f, l, id, views, openStore(t, f.ws), p)
+	c.wake(l.next, nil)
 	if hits, misses := p.Speculations(); hits+misses != 0 {
 		t.Fatalf("speculated with a call pending: taken %d, abandoned %d", hits, misses)
 	}
@@ -201,11 +202,10 @@ func TestNoSpeculationWithCallsPending(t *testing.T) {
 // snapshot whose messages are wrong is still replaced, not trusted again.
 func TestForgedSnapshotAtTheSameCutIsWrittenAgain(t *testing.T) {
 	l := &lookThenFail{}
-	f, id := cutWorkspace(t, l.answer)
-	views := t.TempDir()
-	p := anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: f.srv.URL})
-	wakeCut(f, l, id, views, openStore(t, f.ws), p)
-	wakeCutWith(f, l.failNext, id, views, openStore(t, f.ws), p) // the snapshot at the session's newest cut
+	c := cutWorkspace(t, l.answer)
+	views, p := c.views, c.p
+	c.wake(l.next, nil)
+	c.wake(l.failNext, nil) // the snapshot at the session's newest cut
 	snaps, _ := filepath.Glob(filepath.Join(views, "*.view"))
 	if len(snaps) != 1 {
 		t.Fatalf("%d snapshots, want 1", len(snaps))
@@ -217,14 +217,14 @@ func TestForgedSnapshotAtTheSameCutIsWrittenAgain(t *testing.T) {
 	if err := os.WriteFile(snaps[0], bytes.Replace(good, []byte("Now step"), []byte("Now stap"), 1), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	wakeCutWith(f, l.failNext, id, views, openStore(t, f.ws), p) // the call fails: the cut stays
+	c.wake(l.failNext, nil) // the call fails: the cut stays
 	if hits, misses := p.Speculations(); hits != 1 || misses != 1 {
 		t.Fatalf("speculations taken %d, abandoned %d; want 1 and 1", hits, misses)
 	}
 	if again, _ := os.ReadFile(snaps[0]); !bytes.Equal(again, good) {
 		t.Fatal("the forged snapshot was not written again")
 	}
-	wakeCutWith(f, l.failNext, id, views, openStore(t, f.ws), p)
+	c.wake(l.failNext, nil)
 	if hits, misses := p.Speculations(); hits != 2 || misses != 1 {
 		t.Fatalf("then: taken %d, abandoned %d; want 2 and 1", hits, misses)
 	}
@@ -280,7 +280,7 @@ func TestRunKeepsTheSnapshot(t *testing.T) {
 func TestDenialsNeverCostARequest(t *testing.T) {
 	var mu sync.Mutex
 	run, asked := 0, 0
-	f, id := cutWorkspace(t, func(r *modeltest.Request) modeltest.Turn {
+	c := cutWorkspace(t, func(r *modeltest.Request) modeltest.Turn {
 		mu.Lock()
 		defer mu.Unlock()
 		switch asked++; {
@@ -291,11 +291,10 @@ func TestDenialsNeverCostARequest(t *testing.T) {
 		}
 		return modeltest.Turn{Text: "Looking further.", ToolCalls: []modeltest.ToolCall{call("Look", `{"path":"src/next.go"}`)}}
 	})
-	views := t.TempDir()
-	p := anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: f.srv.URL})
+	f, id, p := c.f, c.id, c.p
 	next := func() { mu.Lock(); run, asked = run+1, 0; mu.Unlock() }
 	for range 9 {
-		wakeCutWith(f, next, id, views, openStore(t, f.ws), p)
+		c.wake(next, nil)
 		if _, misses := p.Speculations(); misses != 0 {
 			t.Fatalf("run %d: a speculation was abandoned", run)
 		}
