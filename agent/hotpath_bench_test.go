@@ -333,7 +333,7 @@ func benchFlowerSDK(b *testing.B, base []store.Entry) {
 	defer srv.Close()
 	st, ws := mem.New(), b.TempDir()
 	rt, err := agent.New(agent.Options{Workspace: ws, Store: st, Tools: sizedTools(), HandoffAt: -1, Trim: true,
-		Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
+		Views: filepath.Join(ws, "views"), Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -103,7 +103,8 @@ func (s *session) mailEmpty() bool {
 // messages that become stable are appended to. A denial stops it (a
 // later load drops older denials, which the view kept here would not), as
 // do a branch and a handoff: the snapshot then stays at its last cut,
-// which the next wake checks the entries after against (Cut.Joins).
+// which the next wake checks the entries after against (Cut.Joins), and
+// a wake that must finish a handoff sends nothing ahead.
 type shadow struct {
 	key  string
 	from int           // index in the session's entries of b's first
@@ -174,6 +175,10 @@ func (s *session) shadowStep() {
 		return
 	}
 	added := s.entries[sh.from+sh.b.Len():]
+	if handingOff(added) { // a wake finishes the handoff before it asks anything else
+		s.stopShadow()
+		return
+	}
 	for _, e := range added {
 		if e.Kind == store.KindResult && e.Op != nil && e.Op.Denied {
 			s.stopShadow()

@@ -178,9 +178,14 @@ type viewFile struct {
 // the new cut.
 func (v *viewFile) append(cut string, denied bool, msgs [][]byte) error {
 	h := v.head
-	// Through a small buffer: a wake's first snapshot is megabytes, and
-	// fresh memory is what costs most here.
-	w := bufio.NewWriterSize(io.NewOffsetWriter(v.f, viewHeadLen+h.Size), 256<<10)
+	// Through a buffer of at most 256 KiB: a wake's first snapshot is
+	// megabytes, and fresh memory is what costs most here; a response
+	// adds a few KiB.
+	n := 0
+	for _, m := range msgs {
+		n += len(m) + 1
+	}
+	w := bufio.NewWriterSize(io.NewOffsetWriter(v.f, viewHeadLen+h.Size), min(n, 256<<10))
 	for _, m := range msgs {
 		if h.Msgs > 0 {
 			w.WriteByte(',')
