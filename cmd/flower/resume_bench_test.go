@@ -196,10 +196,11 @@ func BenchmarkFreshToFirstRequest(b *testing.B) {
 
 // BenchmarkResumeToFirstRequest wakes flower on a run a crash cut in its
 // work step, whose session holds 10,000 entries: the first request
-// continues that session. "snapshot" wakes as every wake but a session's
-// first does, with the snapshot of the view an earlier wake kept (the
-// request goes out before the session loads: agent/snapshot.go); "load"
-// removes it before each wake, as for the first wake of a session.
+// continues that session. "snapshot" wakes with the snapshot of the view
+// that a run or wake of this build keeps (the request goes out before the
+// session loads: agent/snapshot.go); "load" removes it before each wake,
+// as for a session written by an older build (built here without flower,
+// the session has none until the untimed first wake writes it).
 func BenchmarkResumeToFirstRequest(b *testing.B) {
 	bin := plainFlower(b)
 	dir := resumeWorkspace(b, resumeEntries)
