@@ -423,6 +423,13 @@ func BenchmarkWall12(b *testing.B) {
 // checkpointed) holding the session. Target (issue
 // 12): RSS ≤ 2x the stored bytes + 20 MB. Run it with -benchtime 1x.
 func BenchmarkRSS(b *testing.B) {
+	b.Run("plain", func(b *testing.B) { benchRSS(b, false) })
+	// As the CLI runs: trimming on, and a snapshot of the view kept as the
+	// run goes (its view and encoded messages held by the shadow).
+	b.Run("cli", func(b *testing.B) { benchRSS(b, true) })
+}
+
+func benchRSS(b *testing.B, cli bool) {
 	const turns = 10_000
 	for b.Loop() {
 		ws := b.TempDir()
@@ -432,7 +439,12 @@ func BenchmarkRSS(b *testing.B) {
 			b.Fatal(err)
 		}
 		m := &meter{}
-		rt, err := agent.New(agent.Options{Workspace: ws, Store: db, Provider: &pureLooping{looping{m: m}}, HandoffAt: -1, Tools: sizedTools()})
+		opts := agent.Options{Workspace: ws, Store: db, Provider: &pureLooping{looping{m: m}}, HandoffAt: -1, Tools: sizedTools()}
+		if cli {
+			opts.Trim, opts.Views = true, filepath.Join(ws, "runs", "views")
+			opts.Provider = speculating{opts.Provider.(*pureLooping), anthropic.New(anthropic.Config{APIKey: "k"})}
+		}
+		rt, err := agent.New(opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -457,7 +469,18 @@ func BenchmarkRSS(b *testing.B) {
 	}
 }
 
-// pureLooping calls only Look: a pure-only session.
+// speculating is pureLooping with the Anthropic adapter's encoding of
+// requests (model.Speculator), which a run needs to keep a snapshot; it
+// sends nothing over the network.
+type speculating struct {
+	*pureLooping
+	*anthropic.Provider
+}
+
+func (s speculating) Stream(ctx context.Context, req *model.Request, on func(model.Delta)) (*model.Response, error) {
+	return s.pureLooping.Stream(ctx, req, on)
+}
+
 type pureLooping struct{ looping }
 
 func (p *pureLooping) Stream(ctx context.Context, req *model.Request, on func(model.Delta)) (*model.Response, error) {

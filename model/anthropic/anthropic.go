@@ -231,16 +231,17 @@ func retryAfter(h http.Header, now time.Time) time.Duration { return model.Retry
 // hold the rest; it asks for a stream.
 func (p *Provider) params(req *model.Request) (params sdk.MessageNewParams, raw []byte, err error) {
 	params = p.head(req)
-	encode := func(c *converted) {
-		var msgs [][]byte
-		var tools []byte
-		if msgs, tools, err = c.encode(req.Messages, req.Tools, req.System == ""); err == nil {
-			raw, err = body(params, msgs, tools)
-		}
+	msgs, tools, err := p.encode(req)
+	if err == nil {
+		raw, err = body(params, msgs, tools)
 	}
+	return params, raw, err
+}
+
+// encode is the JSON of req's messages and tools, kept in req.Memo.
+func (p *Provider) encode(req *model.Request) (msgs [][]byte, tools []byte, err error) {
 	if req.Memo == nil {
-		encode(&converted{})
-		return params, raw, err
+		return (&converted{}).encode(req.Messages, req.Tools, req.System == "")
 	}
 	req.Memo.Do(func(v *any) {
 		c, ok := (*v).(*converted)
@@ -248,9 +249,9 @@ func (p *Provider) params(req *model.Request) (params sdk.MessageNewParams, raw 
 			c = &converted{}
 			*v = c
 		}
-		encode(c)
+		msgs, tools, err = c.encode(req.Messages, req.Tools, req.System == "")
 	})
-	return params, raw, err
+	return msgs, tools, err
 }
 
 // head is the request's params but its messages and tools.

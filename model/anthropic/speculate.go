@@ -18,9 +18,10 @@ var _ model.Speculator = (*Provider)(nil)
 // Format is the JSON Kept returns: the Messages API's message params.
 func (p *Provider) Format() string { return "anthropic-messages/1" }
 
-// Prepare encodes req into its memo as Stream would, without sending it.
+// Prepare encodes req into its memo as Stream would, without sending it
+// or building its body.
 func (p *Provider) Prepare(req *model.Request) error {
-	_, _, err := p.params(req)
+	_, _, err := p.encode(req)
 	return err
 }
 
