@@ -35,8 +35,7 @@ func (d *DB) LoadHeadsFrom(ctx context.Context, key, from string, over, head int
 		return nil, fmt.Errorf("load %s: %w", key, err)
 	}
 	defer rows.Close()
-	var out []store.Entry
-	var again []int // rows to read whole
+	h := sqlite.HeadRows{Over: over, Head: head}
 	for rows.Next() {
 		var seq int64
 		var size int
@@ -44,25 +43,15 @@ func (d *DB) LoadHeadsFrom(ctx context.Context, key, from string, over, head int
 		if err := rows.Scan(&seq, &size, &body); err != nil {
 			return nil, fmt.Errorf("load %s: %w", key, err)
 		}
-		e, err := sqlite.DecodeHead(seq, string(body), size, over, head)
-		if err != nil {
-			e, again = store.Entry{Seq: seq}, append(again, len(out))
-		}
-		out = append(out, e)
+		h.Add(seq, string(body), size)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load %s: %w", key, err)
 	}
 	rows.Close()
-	for _, i := range again {
-		e, ok, err := d.entry(ctx, key, out[i].Seq)
-		if err == nil && !ok {
-			err = fmt.Errorf("entry seq %d is gone", out[i].Seq)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("load %s: %w", key, err)
-		}
-		out[i] = e
+	out, err := h.Whole(func(seq int64) (store.Entry, bool, error) { return d.entry(ctx, key, seq) })
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", key, err)
 	}
 	return out, nil
 }

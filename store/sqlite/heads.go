@@ -56,8 +56,7 @@ func (d *DB) LoadHeadsFrom(ctx context.Context, key, from string, over, head int
 		return nil, fmt.Errorf("load %s: %w", key, err)
 	}
 	defer rows.Close()
-	out := make([]store.Entry, 0, n)
-	var again []int // rows to read whole
+	h := HeadRows{Over: over, Head: head, Out: make([]store.Entry, 0, n)}
 	for rows.Next() {
 		var seq int64
 		var size int
@@ -65,27 +64,51 @@ func (d *DB) LoadHeadsFrom(ctx context.Context, key, from string, over, head int
 		if err := rows.Scan(&seq, &size, &body); err != nil {
 			return nil, fmt.Errorf("load %s: %w", key, err)
 		}
-		e, err := DecodeHead(seq, body, size, over, head)
-		if err != nil {
-			e, again = store.Entry{Seq: seq}, append(again, len(out))
-		}
-		out = append(out, e)
+		h.Add(seq, body, size)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load %s: %w", key, err)
 	}
 	rows.Close()
-	for _, i := range again {
-		e, ok, err := d.entry(ctx, key, out[i].Seq)
-		if err == nil && !ok {
-			err = fmt.Errorf("entry seq %d is gone", out[i].Seq)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("load %s: %w", key, err)
-		}
-		out[i] = e
+	out, err := h.Whole(func(seq int64) (store.Entry, bool, error) { return d.entry(ctx, key, seq) })
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", key, err)
 	}
 	return out, nil
+}
+
+// HeadRows gathers the rows of a heads query, as SQLite and PostgreSQL read
+// them alike: each cut body decoded (DecodeHead), and those that do not
+// decode that way read again whole once the rows are done.
+type HeadRows struct {
+	Over, Head int
+	Out        []store.Entry
+	again      []int // indexes in Out of the entries to read whole
+}
+
+// Add decodes the row of seq: body, of the whole body's length size.
+func (h *HeadRows) Add(seq int64, body string, size int) {
+	e, err := DecodeHead(seq, body, size, h.Over, h.Head)
+	if err != nil {
+		e, h.again = store.Entry{Seq: seq}, append(h.again, len(h.Out))
+	}
+	h.Out = append(h.Out, e)
+}
+
+// Whole reads the entries Add could not decode with entry, whole, and
+// returns them all.
+func (h *HeadRows) Whole(entry func(seq int64) (store.Entry, bool, error)) ([]store.Entry, error) {
+	for _, i := range h.again {
+		e, ok, err := entry(h.Out[i].Seq)
+		if err == nil && !ok {
+			err = fmt.Errorf("entry seq %d is gone", h.Out[i].Seq)
+		}
+		if err != nil {
+			return nil, err
+		}
+		h.Out[i] = e
+	}
+	return h.Out, nil
 }
 
 // HeadSpans are the figures of a heads query for over and head: a
