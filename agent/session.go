@@ -79,7 +79,7 @@ func (r *Runtime) open(ctx context.Context, spec Spec, prompt string, opts RunOp
 		s.id = r.newID()
 	}
 	s.key = r.key(s.id, opts.subPath)
-	s.memo = &model.Memo{}
+	s.memo = &model.Memo{} // before any request: a wake's speculation is kept for this memo
 	s.speculate(ctx, prompt)
 	entries, err := r.load(ctx, s.key, opts.Fork)
 	if err != nil {

@@ -13,9 +13,6 @@ func (s *session) request() *model.Request {
 	if s.defs == nil {
 		s.defs = s.toolDefs()
 	}
-	if s.memo == nil {
-		s.memo = &model.Memo{}
-	}
 	return &model.Request{Model: s.spec.Model, System: s.system(), Messages: s.messages(), Tools: s.defs, Memo: s.memo}
 }
 
