@@ -57,7 +57,7 @@ func TestEnterAfterPassRechecksOnATerminal(t *testing.T) {
 	t.Parallel()
 	srv, env := fakeModel(t)
 	dir := t.TempDir()
-	if r := flower(t, dir, env, args(testTask)...); r.code != 0 {
+	if r := runFlower(t, dir, env, args(testTask)...); r.code != 0 {
 		t.Fatalf("the first run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	n := srv.Count()

@@ -39,7 +39,7 @@ func TestWakeAfterPass(t *testing.T) {
 	t.Parallel()
 	srv, env := fakeModel(t)
 	dir := t.TempDir()
-	if r := flower(t, dir, env, args(testTask)...); r.code != 0 {
+	if r := runFlower(t, dir, env, args(testTask)...); r.code != 0 {
 		t.Fatalf("the first run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	shown, ok := passedPlan(context.Background(), &globals{runDir: filepath.Join(dir, "runs"), workspace: dir})
@@ -47,11 +47,11 @@ func TestWakeAfterPass(t *testing.T) {
 		t.Errorf("what a terminal is shown after the pass: %v\n%s", ok, shown)
 	}
 	n := srv.Count()
-	r := flower(t, dir, env, args()...)
+	r := runFlower(t, dir, env, args()...)
 	if r.code != 0 || srv.Count() != n || !strings.Contains(r.stdout, "passed its verdict") {
 		t.Fatalf("a bare unattended wake after a pass: exit %d, %d model calls\n%s%s", r.code, srv.Count()-n, r.stdout, r.stderr)
 	}
-	r = flower(t, dir, env, args("--recheck")...)
+	r = runFlower(t, dir, env, args("--recheck")...)
 	if r.code != 0 || !strings.Contains(r.stdout, "✓ verdict passed") {
 		t.Fatalf("--recheck: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -67,13 +67,13 @@ func TestWakeAfterPass(t *testing.T) {
 	if len(reqs[0].Messages) != 1 {
 		t.Errorf("the recheck's judge is not fresh: %d messages", len(reqs[0].Messages))
 	}
-	r = flower(t, dir, env, "status")
+	r = runFlower(t, dir, env, "status")
 	for _, want := range []string{"cost       $", "in all (2 runs)", "verdict    cat out.txt printed: hi"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("status lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if r = flower(t, dir, env, args("--recheck", "more")...); r.code != 2 {
+	if r = runFlower(t, dir, env, args("--recheck", "more")...); r.code != 2 {
 		t.Errorf("--recheck with a phrase: exit %d %s", r.code, r.stderr)
 	}
 }

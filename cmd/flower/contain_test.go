@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/workflow/starter"
 )
@@ -65,11 +66,11 @@ func TestHarmfulCallsLeaveTheStateIntact(t *testing.T) {
 	var once sync.Once
 	var storePath string
 	srv, fenv := fakeModelWith(t, func(r *modeltest.Request) modeltest.Turn {
-		once.Do(func() { storePath = filepath.Join(projectsOf(t, state), storeFile) })
+		once.Do(func() { storePath = filepath.Join(projectsOf(t, state), flower.StoreFile) })
 		return hostileWork(storePath)(r)
 	})
 	env = append(env, fenv...)
-	r := flower(t, dir, env, args(testTask)...)
+	r := runFlower(t, dir, env, args(testTask)...)
 	if r.code != 0 {
 		t.Fatalf("the run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -94,11 +95,11 @@ func TestHarmfulCallsLeaveTheStateIntact(t *testing.T) {
 		t.Errorf("the judge did not get the goals back")
 	}
 	// The next wake continues the same thread: it knows the run passed.
-	again := flower(t, dir, env, args()...)
+	again := runFlower(t, dir, env, args()...)
 	if again.code != 0 || !strings.Contains(again.stdout, "passed its verdict") {
 		t.Errorf("the next wake: exit %d\n%s%s", again.code, again.stdout, again.stderr)
 	}
-	st := flower(t, dir, env, "status")
+	st := runFlower(t, dir, env, "status")
 	if !strings.Contains(st.stdout, "state      "+runDir) {
 		t.Errorf("flower status does not say where the state is:\n%s", st.stdout)
 	}
@@ -128,7 +129,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 		return modeltest.Turn{Text: "Done."}
 	})
 	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=" + key, "FLOWER_TOKEN=" + token, "MY_SECRET=" + mine}
-	r := flower(t, dir, env, args(testTask)...)
+	r := runFlower(t, dir, env, args(testTask)...)
 	if r.code != 0 {
 		t.Fatalf("the run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -191,7 +192,7 @@ func TestStalledModelIsCutAndRetried(t *testing.T) {
 		}
 		return play(r)
 	})
-	r := flower(t, dir, env, args("--idle-timeout", "1s", testTask)...)
+	r := runFlower(t, dir, env, args("--idle-timeout", "1s", testTask)...)
 	if r.code != 0 {
 		t.Fatalf("the run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -218,12 +219,12 @@ func TestOneDriverPerWorkspace(t *testing.T) {
 	case <-a.done:
 		t.Fatalf("a ended early\n%s%s", a.stdout, a.stderr)
 	}
-	b := flower(t, dir, env, args("-r", "two", "another task")...)
+	b := runFlower(t, dir, env, args("-r", "two", "another task")...)
 	if b.code != 1 || !strings.Contains(b.stderr, "never share a workspace") || !strings.Contains(b.stderr, fmt.Sprintf("pid %d", a.cmd.Process.Pid)) ||
 		!strings.Contains(b.stderr, "flower ps") {
 		t.Errorf("the second driver: exit %d\n%s%s", b.code, b.stdout, b.stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "two", storeFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, "two", flower.StoreFile)); err == nil {
 		t.Error("the refused driver created a store")
 	}
 	releaseOnce.Do(func() { close(release) })
@@ -237,11 +238,11 @@ func TestOldRunsDirIsKept(t *testing.T) {
 	t.Parallel()
 	_, env := fakeModel(t)
 	dir := t.TempDir()
-	if r := flower(t, dir, env, args("-r", "runs", testTask)...); r.code != 0 { // what an older flower left
+	if r := runFlower(t, dir, env, args("-r", "runs", testTask)...); r.code != 0 { // what an older flower left
 		t.Fatalf("the first run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	_, def := defaultState(t)
-	r := flower(t, dir, append(env, def...), args()...)
+	r := runFlower(t, dir, append(env, def...), args()...)
 	if r.code != 0 || !strings.Contains(r.stdout, "passed its verdict") || strings.Count(r.stderr, "using ./runs") != 1 {
 		t.Errorf("the wake after the upgrade: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -256,17 +257,17 @@ func TestBudgetNeedsKnownPrices(t *testing.T) {
 	dir := t.TempDir()
 	env := []string{"OPENAI_BASE_URL=" + srv.OpenAIBaseURL()}
 	cmd := []string{"once", "--model", "openai/llama3.1", "--budget", "1", "say hi"}
-	if r := flower(t, dir, env, cmd...); r.code != 2 || !strings.Contains(r.stderr, "flower.yaml") {
+	if r := runFlower(t, dir, env, cmd...); r.code != 2 || !strings.Contains(r.stderr, "flower.yaml") {
 		t.Errorf("without prices: exit %d\n%s", r.code, r.stderr)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "flower.yaml"), []byte("models:\n  llama3.1: {input_per_mtok: 0, output_per_mtok: 0, window: 32000}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r := flower(t, dir, env, cmd...); r.code != 0 {
+	if r := runFlower(t, dir, env, cmd...); r.code != 0 {
 		t.Errorf("with prices in flower.yaml: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	for _, bad := range [][]string{{"--timeout", "-5", "x"}, {"--timeout", "NaN", "x"}, {"--max-asks", "-2", "x"}, {"--idle-timeout", "1ms", "x"}} {
-		if r := flower(t, dir, env, bad...); r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		if r := runFlower(t, dir, env, bad...); r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("flower %v: exit %d\n%s", bad, r.code, r.stderr)
 		}
 	}

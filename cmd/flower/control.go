@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/workflow"
@@ -92,7 +93,7 @@ func readStore(g *globals) (ws string, s store.Store, err error) {
 		s, err = readRemote(context.Background(), u)
 		return ws, s, err
 	}
-	path := filepath.Join(g.runDir, storeFile)
+	path := filepath.Join(g.runDir, flower.StoreFile)
 	if _, err := os.Stat(path); err != nil {
 		return ws, nil, nil
 	}
@@ -243,11 +244,18 @@ func discardInFlight(ctx context.Context, g *globals, out io.Writer) error {
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
-	s, err := openRunDir(ctx, g, ws, out)
+	s, err := g.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	note, err := workflow.Upgrade(ctx, s, g.runDir, ws)
+	if err != nil {
+		return fail(err)
+	}
+	if note != "" {
+		fmt.Fprintln(out, "note: "+note)
+	}
 	ids, err := workflow.DiscardAll(ctx, s, ws, time.Now())
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}

@@ -59,7 +59,7 @@ func psLine(out, id string) (status string, ok bool) {
 // nothing on stderr.
 func ps(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	r := flower(t, dir, nil, append([]string{"ps"}, args...)...)
+	r := runFlower(t, dir, nil, append([]string{"ps"}, args...)...)
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("flower ps %v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
 	}
@@ -100,7 +100,7 @@ func TestNoRestoreLeavesTheCutRunInFlight(t *testing.T) {
 	dir, srv, env, cut := killedInWork(t)
 	runDir := filepath.Join(dir, "runs")
 
-	r := flower(t, dir, env, args("--no-restore")...)
+	r := runFlower(t, dir, env, args("--no-restore")...)
 	if r.code != 0 || !strings.Contains(r.stdout, "✓ verdict passed") {
 		t.Fatalf("flower --no-restore: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -135,7 +135,7 @@ func TestNoRestoreLeavesTheCutRunInFlight(t *testing.T) {
 	}
 
 	before := srv.Count()
-	r = flower(t, dir, env, args("--run", cut)...)
+	r = runFlower(t, dir, env, args("--run", cut)...)
 	if r.code != 0 || !strings.Contains(r.stdout, "finishing run "+cut) || !strings.Contains(r.stdout, "✓ verdict passed · run "+cut) {
 		t.Fatalf("flower --run %s: exit %d\n%s%s", cut, r.code, r.stdout, r.stderr)
 	}
@@ -175,7 +175,7 @@ func TestDiscard(t *testing.T) {
 	runDir := filepath.Join(dir, "runs")
 
 	cutRows := rowNames(rowsOf(readManifest(t, runDir), cut))
-	r := flower(t, dir, nil, "discard", cut)
+	r := runFlower(t, dir, nil, "discard", cut)
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "discarded "+cut {
 		t.Fatalf("flower discard: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -185,11 +185,11 @@ func TestDiscard(t *testing.T) {
 	if st, ok := psLine(ps(t, dir, "--all"), cut); !ok || st != string(store.RunDiscarded) {
 		t.Errorf("flower ps --all shows %s as %q, want discarded", cut, st)
 	}
-	oneLineUsage(t, "discard twice", flower(t, dir, nil, "discard", cut), "not in flight")
-	oneLineUsage(t, "discard an unknown id", flower(t, dir, nil, "discard", "NOPE"), "no run NOPE")
-	oneLineUsage(t, "discard without a store", flower(t, t.TempDir(), nil, "discard", "NOPE"), "no run NOPE")
+	oneLineUsage(t, "discard twice", runFlower(t, dir, nil, "discard", cut), "not in flight")
+	oneLineUsage(t, "discard an unknown id", runFlower(t, dir, nil, "discard", "NOPE"), "no run NOPE")
+	oneLineUsage(t, "discard without a store", runFlower(t, t.TempDir(), nil, "discard", "NOPE"), "no run NOPE")
 
-	r = flower(t, dir, env, args()...)
+	r = runFlower(t, dir, env, args()...)
 	if r.code != 0 || strings.Contains(r.stdout, "finishing run") {
 		t.Fatalf("the bare wake after discard: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -209,14 +209,14 @@ func TestRunUnknownIsAUsageError(t *testing.T) {
 	t.Parallel()
 	f := oneRun(t)
 	before := snapshot(t, f.dir)
-	oneLineUsage(t, "--run NOPE", flower(t, f.dir, nil, args("--run", "NOPE")...), "flower ps")
+	oneLineUsage(t, "--run NOPE", runFlower(t, f.dir, nil, args("--run", "NOPE")...), "flower ps")
 	// The finished run is no run in flight either.
-	oneLineUsage(t, "--run FINISHED", flower(t, f.dir, nil, args("--run", newestRun(t, filepath.Join(f.dir, "runs")).ID)...), "flower ps")
+	oneLineUsage(t, "--run FINISHED", runFlower(t, f.dir, nil, args("--run", newestRun(t, filepath.Join(f.dir, "runs")).ID)...), "flower ps")
 	assertSameFiles(t, before, snapshot(t, f.dir))
 
 	empty := t.TempDir()
 	before = snapshot(t, empty)
-	oneLineUsage(t, "--run NOPE without a run dir", flower(t, empty, nil, args("--run", "NOPE")...), "flower ps")
+	oneLineUsage(t, "--run NOPE without a run dir", runFlower(t, empty, nil, args("--run", "NOPE")...), "flower ps")
 	assertSameFiles(t, before, snapshot(t, empty))
 }
 
@@ -226,7 +226,7 @@ func TestBareWakeAfterPassedRunPaysNothing(t *testing.T) {
 	t.Parallel()
 	dir, srv, env := startedRun(t)
 	before, woke := srv.Count(), readLineage(t, dir).Woke
-	r := flower(t, dir, env, args()...)
+	r := runFlower(t, dir, env, args()...)
 	if r.code != 0 || !regexp.MustCompile(`✓ run \S+ passed its verdict: nothing to continue`).MatchString(r.stdout) {
 		t.Fatalf("bare wake after a passed run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -248,7 +248,7 @@ func TestReadOnlyCommandsWithoutARunDir(t *testing.T) {
 	dir := t.TempDir()
 	before := snapshot(t, dir)
 	for _, a := range [][]string{{"ps"}, {"ps", "--all"}, {"status"}} {
-		r := flower(t, dir, nil, a...)
+		r := runFlower(t, dir, nil, a...)
 		if r.code != 0 || r.stderr != "" {
 			t.Errorf("flower %v: exit %d\n%s%s", a, r.code, r.stdout, r.stderr)
 		}
@@ -285,13 +285,13 @@ func TestPsWhileAFlowerDrives(t *testing.T) {
 	if !strings.Contains(out, run.ID) || !strings.Contains(out, fmt.Sprintf("driven by pid %d on ", a.cmd.Process.Pid)) {
 		t.Errorf("flower ps while pid %d drives run %s:\n%s", a.cmd.Process.Pid, run.ID, out)
 	}
-	if r := flower(t, dir, nil, "status"); !strings.Contains(r.stdout, fmt.Sprintf("run        %s in flight at step work, driven by pid %d now", run.ID, a.cmd.Process.Pid)) {
+	if r := runFlower(t, dir, nil, "status"); !strings.Contains(r.stdout, fmt.Sprintf("run        %s in flight at step work, driven by pid %d now", run.ID, a.cmd.Process.Pid)) {
 		t.Errorf("flower status while pid %d drives:\n%s%s", a.cmd.Process.Pid, r.stdout, r.stderr)
 	}
-	if r := flower(t, dir, nil, "discard", run.ID); r.code == 0 || !strings.Contains(r.stderr, fmt.Sprintf("pid %d", a.cmd.Process.Pid)) {
+	if r := runFlower(t, dir, nil, "discard", run.ID); r.code == 0 || !strings.Contains(r.stderr, fmt.Sprintf("pid %d", a.cmd.Process.Pid)) {
 		t.Errorf("flower discard of a driven run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := flower(t, dir, nil, "--reset", "-y"); r.code != exitFailed || !strings.Contains(r.stderr, fmt.Sprintf("pid %d is driving", a.cmd.Process.Pid)) {
+	if r := runFlower(t, dir, nil, "--reset", "-y"); r.code != exitFailed || !strings.Contains(r.stderr, fmt.Sprintf("pid %d is driving", a.cmd.Process.Pid)) {
 		t.Errorf("flower --reset while a flower drives: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	releaseOnce.Do(func() { close(release) })
@@ -359,7 +359,7 @@ func TestDiscardWhileAFlowerStarts(t *testing.T) {
 	}
 	a := startFlower(t, dir, env, false, args()...)
 	crashPoll(t, "the starting flower's lock", a.done, func() bool { _, live := workflow.Holder(runDir); return live })
-	r := flower(t, dir, nil, "discard", cut)
+	r := runFlower(t, dir, nil, "discard", cut)
 	if r.code != exitFailed || !strings.Contains(r.stderr, fmt.Sprintf("pid %d is starting", a.cmd.Process.Pid)) {
 		t.Errorf("discard while a flower starts: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -383,13 +383,13 @@ func TestDiscardWhileAFlowerStarts(t *testing.T) {
 func TestReset(t *testing.T) {
 	t.Parallel()
 	dir, _, env, cut := killedInWork(t)
-	if r := flower(t, dir, nil, "--reset"); r.code != exitFailed || !strings.Contains(r.stderr, "reset cancelled") {
+	if r := runFlower(t, dir, nil, "--reset"); r.code != exitFailed || !strings.Contains(r.stderr, "reset cancelled") {
 		t.Errorf("--reset without a yes: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if st, _ := psLine(ps(t, dir), cut); st != string(store.RunInFlight) {
 		t.Errorf("a cancelled reset discarded %s", cut)
 	}
-	r := flower(t, dir, nil, "--reset", "-y")
+	r := runFlower(t, dir, nil, "--reset", "-y")
 	if r.code != 0 || !strings.Contains(r.stdout, "discarded "+cut) || !strings.Contains(r.stdout, "in-flight state cleared") {
 		t.Fatalf("--reset -y: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -399,13 +399,13 @@ func TestReset(t *testing.T) {
 	if _, live := workflow.Holder(filepath.Join(dir, "runs")); live {
 		t.Error("--reset left the run dir locked")
 	}
-	if r := flower(t, dir, env, args()...); r.code != 0 || strings.Contains(r.stdout, "finishing run") {
+	if r := runFlower(t, dir, env, args()...); r.code != 0 || strings.Contains(r.stdout, "finishing run") {
 		t.Errorf("the wake after --reset: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
 	empty := t.TempDir()
 	before := snapshot(t, empty)
-	if r := flower(t, empty, nil, "--reset", "-y"); r.code != 0 {
+	if r := runFlower(t, empty, nil, "--reset", "-y"); r.code != 0 {
 		t.Errorf("--reset -y where no flower ran: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	assertSameFiles(t, before, snapshot(t, empty))

@@ -68,12 +68,6 @@ func ptr[T any](p *T) (string, bool) {
 	return fmt.Sprint(*p), true
 }
 
-// projectInstructions reads the instruction files at every call: the
-// runtime calls it as each step starts, so an edit reaches the next step.
-func projectInstructions(ws string) func() string {
-	return func() string { return config.InstructionsPrompt(config.Instructions(ws)) }
-}
-
 // instructionsNote names the instruction files in force, for the banner;
 // "" when there are none.
 func instructionsNote(ws string) string {
@@ -92,13 +86,4 @@ func instructionsNote(ws string) string {
 		}
 	}
 	return "\n   instructions: " + strings.Join(names, ", ")
-}
-
-// rtWorkspace is --workspace made absolute, as the runtime will see it.
-func rtWorkspace(g *globals) string {
-	ws, err := filepath.Abs(g.workspace)
-	if err != nil {
-		return g.workspace
-	}
-	return ws
 }

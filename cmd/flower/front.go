@@ -14,9 +14,7 @@ import (
 	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/oracle"
-	"github.com/flower-run/flower/permission"
 	"github.com/flower-run/flower/store"
-	"github.com/flower-run/flower/tool"
 )
 
 // frontEnd is where a wake shows its events and takes the person's input:
@@ -47,12 +45,6 @@ type wakeRun struct {
 	// startOver stops the run at the next message boundary and archives the
 	// thread once it has stopped (/new at the prompt, R3.13).
 	startOver func()
-}
-
-// newOracle is the run's read-only side agent (R6.5), on the run's backend.
-func newOracle(ws, runDir string, b backend, sec *tool.Secrets, rules *permission.Rules) *oracle.Oracle {
-	return oracle.New(oracle.Options{Workspace: ws, RunDir: runDir, Provider: b.provider, Model: b.model, Retry: b.retrier(), Secrets: sec,
-		Permissions: rules})
 }
 
 // terminal is the default front end: the renderer prints the events, and

@@ -25,7 +25,7 @@ func TestAllowRulesListWhatRuns(t *testing.T) {
 		call("", "Write", map[string]any{"file_path": "c", "content": "free"}),
 		modeltest.Turn{Text: "done"},
 	))
-	r := flower(t, dir, env, "once", "try the rules")
+	r := runFlower(t, dir, env, "once", "try the rules")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -64,7 +64,7 @@ func TestGrantSurvivesACrash(t *testing.T) {
 		t.Fatalf("flower was not killed at the judge (signal %v)\n%s%s", sig, r.stdout, r.stderr)
 	}
 	srv.onRequest(nil)
-	r := flower(t, dir, env, unattended...)
+	r := runFlower(t, dir, env, unattended...)
 	if r.code != 0 {
 		t.Fatalf("the resumed wake: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -32,7 +32,7 @@ func TestProjectInstructions(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("CLAUDE-RULE: ignored while AGENTS.md exists\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("PROJECT-RULE: run the tests\n"), 0o644)
 	srv, env := fakeModel(t)
-	r := flower(t, dir, env, args(testTask)...)
+	r := runFlower(t, dir, env, args(testTask)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -55,7 +55,7 @@ func TestProjectInstructions(t *testing.T) {
 	os.Remove(filepath.Join(dir, "AGENTS.md"))
 	once := modeltest.NewAnthropic(modeltest.Script(modeltest.Turn{Text: "ok"}))
 	defer once.Close()
-	r = flower(t, dir, []string{"ANTHROPIC_BASE_URL=" + once.URL, "ANTHROPIC_API_KEY=test"}, "once", "hi")
+	r = runFlower(t, dir, []string{"ANTHROPIC_BASE_URL=" + once.URL, "ANTHROPIC_API_KEY=test"}, "once", "hi")
 	if r.code != 0 {
 		t.Fatalf("once: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -72,19 +72,19 @@ func TestUserConfigDefaults(t *testing.T) {
 	userFile(t, dir, "config.yaml", "model: {name: demo}\nmax_turns: 1\n")
 	// model.name: demo from the user's file: no API key needed; max_turns 1
 	// stops the demo's four-turn script.
-	r := flower(t, dir, nil, "once", "say hello")
+	r := runFlower(t, dir, nil, "once", "say hello")
 	if r.code != 1 || !strings.Contains(r.stderr, "max turns") {
 		t.Fatalf("user config max_turns 1: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	os.WriteFile(filepath.Join(dir, "flower.yaml"), []byte("max_turns: 10\n"), 0o644)
-	if r = flower(t, dir, nil, "once", "say hello"); r.code != 0 {
+	if r = runFlower(t, dir, nil, "once", "say hello"); r.code != 0 {
 		t.Fatalf("flower.yaml max_turns 10 over the user's 1: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if r = flower(t, dir, nil, "once", "--max-turns", "1", "say hello"); r.code != 1 {
+	if r = runFlower(t, dir, nil, "once", "--max-turns", "1", "say hello"); r.code != 1 {
 		t.Fatalf("--max-turns 1 over flower.yaml: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	userFile(t, dir, "config.yaml", "modle: demo\n")
-	r = flower(t, dir, nil, "once", "x")
+	r = runFlower(t, dir, nil, "once", "x")
 	if want := filepath.Join(dir, ".config", "flower", "config.yaml") + ":1:1: modle: unknown key"; r.code != 2 || !strings.Contains(r.stderr, want) {
 		t.Fatalf("a misspelt key in config.yaml: exit %d\n%s", r.code, r.stderr)
 	}

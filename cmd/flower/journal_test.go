@@ -26,7 +26,7 @@ func TestAnswerGivenBeforeAKillIsNotAskedAgain(t *testing.T) {
 	if p.wait(); p.signal() != syscall.SIGKILL {
 		t.Fatal("flower was not killed after the answer")
 	}
-	r := flower(t, dir, env, args()...)
+	r := runFlower(t, dir, env, args()...)
 	if r.code != 0 {
 		t.Fatalf("the wake: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -55,7 +55,7 @@ func TestNoteTypedBeforeAKillReachesTheAgent(t *testing.T) {
 		t.Fatal("flower was not killed")
 	}
 	srv.onRequest(nil)
-	r := flower(t, dir, env, args()...)
+	r := runFlower(t, dir, env, args()...)
 	if r.code != 0 {
 		t.Fatalf("the wake: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

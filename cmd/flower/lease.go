@@ -2,81 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"time"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
 	"github.com/flower-run/flower/workflow"
 )
-
-// drive takes the workspace for this process and opens the store it
-// writes through; release gives both up. With SQLite it is the run dir's
-// file lock; with PostgreSQL the workspace's lease (an advisory lock), and
-// every write goes through the lease's connection, so a flower that lost
-// its lease cannot write any more (store/postgres, Lease). A second driver
-// is refused at once either way, naming the holder.
-func (g *globals) drive(ctx context.Context, ws string, out io.Writer) (s store.Store, release func(), err error) {
-	u, err := g.storeURL()
-	if err != nil {
-		return nil, nil, err
-	}
-	if u == "" {
-		unlock, err := workflow.Lock(g.runDir, time.Now())
-		if err != nil {
-			return nil, nil, &exitError{code: exitFailed, err: err}
-		}
-		s, err := openRunDir(ctx, g, ws, out)
-		if err != nil {
-			unlock()
-			return nil, nil, err
-		}
-		return s, func() { s.Close(); unlock() }, nil
-	}
-	db, l, err := leaseWorkspace(ctx, u, ws)
-	if err != nil {
-		return nil, nil, err
-	}
-	release = func() { l.Release(); db.Close() }
-	s = l.Store()
-	note, err := workflow.Upgrade(ctx, s, g.runDir, ws)
-	if err != nil {
-		release()
-		return nil, nil, &exitError{code: exitFailed, err: err}
-	}
-	if note != "" {
-		fmt.Fprintln(out, "note: "+note)
-	}
-	return s, release, nil
-}
-
-// leaseWorkspace opens the database store and takes the lease on ws.
-func leaseWorkspace(ctx context.Context, url, ws string) (*postgres.DB, *postgres.Lease, error) {
-	db, err := postgres.Open(ctx, url)
-	if err != nil {
-		return nil, nil, &exitError{code: exitFailed, err: err}
-	}
-	l, err := db.Lease(ctx, ws)
-	if err != nil {
-		db.Close()
-		return nil, nil, &exitError{code: exitFailed, err: leaseErr(err, db)}
-	}
-	return db, l, nil
-}
-
-// leaseErr words a refused lease as the run dir's lock words it
-// (workflow.ErrBusy), naming the holder and the database.
-func leaseErr(err error, db *postgres.DB) error {
-	var busy *postgres.BusyError
-	if !errors.As(err, &busy) {
-		return err
-	}
-	h := busy.Holder
-	return fmt.Errorf("%w: flower pid %d on %s has driven %s since %s (lease in %s): wait for it to end or stop it (flower ps shows it)",
-		workflow.ErrBusy, h.PID, h.Host, tilde(h.Name), h.Since.Local().Format("15:04:05"), db)
-}
 
 // listRuns is workflow.List with the holders a database store knows: a
 // run in flight is live when the lease on its workspace is held, by the
@@ -122,7 +55,7 @@ func (g *globals) lockWorkspace(ctx context.Context, ws string) (unlock func(), 
 	if u == "" {
 		return workflow.Lock(g.runDir, time.Now())
 	}
-	db, l, err := leaseWorkspace(ctx, u, ws)
+	db, l, err := flower.LeaseWorkspace(ctx, u, ws)
 	if err != nil {
 		return nil, err
 	}

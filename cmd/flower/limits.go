@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/workflow"
 )
@@ -34,7 +35,7 @@ func modelName(flag string) string {
 		name = os.Getenv("FLOWER_MODEL")
 	}
 	if name == "" {
-		name = defaultModel
+		name = flower.DefaultModel
 	}
 	return strings.TrimPrefix(name, "openai/")
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/flower-run/flower"
 )
 
 // Exit codes (SPEC §7).
@@ -57,4 +59,21 @@ func run(ctx context.Context, args []string) int {
 	// cobra's own errors (unknown flag, bad arguments) are usage errors.
 	fmt.Fprintf(os.Stderr, "flower: %v (see flower --help)\n", err)
 	return exitUsage
+}
+
+// fail is err from the library as the CLI exits with it: 2 for an error
+// the person fixes by asking differently (flower.UsageError), else 1.
+func fail(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ue *flower.UsageError
+	if errors.As(err, &ue) {
+		return &exitError{code: exitUsage, err: err}
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &exitError{code: exitFailed, err: err}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,27 +14,50 @@ import (
 	"github.com/flower-run/flower/model/modeltest"
 )
 
-// flowerBin is the flower binary built once for the tests: they run it as
-// a user would, as a real process.
+// flowerBin is the flower the tests run as a user would, as a real
+// process: a link named flower to this test binary, which TestMain turns
+// into flower. No second binary is compiled inside the tests' time limit
+// (DESIGN.md §5): with -race that build alone took 14.6 minutes on 2 cores.
 var flowerBin string
 
+// asFlower, set in the environment, makes the test binary flower; flower's
+// own children (the worker's drivers, flower mcp's serves) inherit it.
+const asFlower = "FLOWER_TEST_AS_FLOWER"
+
 func TestMain(m *testing.M) {
-	if os.Getenv("FLOWER_HIDE_CHILD") == "1" { // TestHideEnviron's child needs no binary
+	if os.Getenv("FLOWER_HIDE_CHILD") == "1" { // TestHideEnviron's child is a test
 		os.Exit(m.Run())
+	}
+	if filepath.Base(os.Args[0]) == "flower" || os.Getenv(asFlower) == "1" {
+		os.Setenv(asFlower, "1")
+		main()
+		return
+	}
+	code, err := testAsFlower(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cmd/flower tests:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// testAsFlower runs the tests with flowerBin linked to this binary.
+func testAsFlower(m *testing.M) (int, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, err
 	}
 	dir, err := os.MkdirTemp("", "flower-bin")
 	if err != nil {
-		panic(err)
+		return 0, err
 	}
+	defer os.RemoveAll(dir)
 	flowerBin = filepath.Join(dir, "flower")
 	stateRoot = filepath.Join(dir, "state")
-	out, err := exec.Command("go", "build", "-race", "-o", flowerBin, ".").CombinedOutput()
-	if err != nil {
-		panic("build flower: " + err.Error() + "\n" + string(out))
+	if err := os.Symlink(exe, flowerBin); err != nil {
+		return 0, err
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return m.Run(), nil
 }
 
 // stateRoot is the XDG_STATE_HOME of every flower the tests run: no test
@@ -53,8 +77,8 @@ type ran struct {
 	code           int
 }
 
-// flower runs the binary in dir with env added to a clean environment.
-func flower(t *testing.T, dir string, env []string, args ...string) ran {
+// runFlower runs the binary in dir with env added to a clean environment.
+func runFlower(t *testing.T, dir string, env []string, args ...string) ran {
 	t.Helper()
 	cmd := exec.Command(flowerBin, args...)
 	cmd.Dir = dir
@@ -82,7 +106,7 @@ var sessionLine = regexp.MustCompile(`session ([0-9a-f-]{36}) · (\d+) turns`)
 
 func TestOnceDemoAndResume(t *testing.T) { // issue 2: flower once, --resume, --model demo
 	dir := t.TempDir()
-	r := flower(t, dir, nil, "once", "--model", "demo", "say hello")
+	r := runFlower(t, dir, nil, "once", "--model", "demo", "say hello")
 	if r.code != 0 || !strings.Contains(r.stdout, "[Write] hello.txt") {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -90,7 +114,7 @@ func TestOnceDemoAndResume(t *testing.T) { // issue 2: flower once, --resume, --
 	if m == nil || m[2] != "4" {
 		t.Fatalf("no session line with 4 turns in:\n%s", r.stdout)
 	}
-	r = flower(t, dir, nil, "once", "--model", "demo", "--resume", m[1], "second line")
+	r = runFlower(t, dir, nil, "once", "--model", "demo", "--resume", m[1], "second line")
 	if r.code != 0 {
 		t.Fatalf("resume: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -98,7 +122,7 @@ func TestOnceDemoAndResume(t *testing.T) { // issue 2: flower once, --resume, --
 	if string(data) != "hello\nsecond line\n" {
 		t.Fatalf("hello.txt = %q", data)
 	}
-	r = flower(t, dir, nil, "show", m[1])
+	r = runFlower(t, dir, nil, "show", m[1])
 	if r.code != 0 || !strings.Contains(r.stdout, "say hello") || !strings.Contains(r.stdout, "second line") {
 		t.Fatalf("show: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -116,7 +140,7 @@ func TestOnceAgainstFakeAnthropic(t *testing.T) { // R2.6: ANTHROPIC_BASE_URL ho
 	defer srv.Close()
 	dir := t.TempDir()
 	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=sk-secret-123"}
-	r := flower(t, dir, env, "once", "write a.txt")
+	r := runFlower(t, dir, env, "once", "write a.txt")
 	if r.code != 0 || !strings.Contains(r.stdout, "All done.") {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -159,7 +183,7 @@ func TestBadInputIsOneLine(t *testing.T) { // SPEC §7: one clear line, exit 2, 
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := flower(t, dir, tt.env, tt.args...)
+			r := runFlower(t, dir, tt.env, tt.args...)
 			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 			if r.code != tt.code || len(lines) != 1 || !strings.Contains(r.stderr, tt.want) || strings.Contains(r.stderr, "goroutine") {
 				t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)

@@ -41,7 +41,7 @@ func TestMCPServerIsSandboxed(t *testing.T) {
 			}
 			srv, env := fakeModelWith(t, modeltest.Script(write(filepath.Join(outside, "escaped")), write(filepath.Join(ws, "inside")),
 				modeltest.Turn{Text: "done"}))
-			r := flower(t, dir, append(env, "HOME="+home), "once", "write over MCP")
+			r := runFlower(t, dir, append(env, "HOME="+home), "once", "write over MCP")
 			if r.code != 0 {
 				t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 			}

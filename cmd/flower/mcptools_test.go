@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/internal/npmtest"
 	"github.com/flower-run/flower/internal/proctest"
 	"github.com/flower-run/flower/mcp"
@@ -125,7 +126,7 @@ func oneCall(tool, input string) modeltest.Responder {
 // onlySession is the id of the one session a workspace's store holds.
 func onlySession(t *testing.T, dir string) string {
 	t.Helper()
-	s, err := openStore(filepath.Join(dir, "runs", storeFile))
+	s, err := openStore(filepath.Join(dir, "runs", flower.StoreFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestMCPCrashDuringEffect(t *testing.T) {
 				t.Errorf("no banner line for the server:\n%s", p.stdout)
 			}
 			id := onlySession(t, dir)
-			r := flower(t, dir, env, "once", "--resume", id)
+			r := runFlower(t, dir, env, "once", "--resume", id)
 			if r.code != 0 {
 				t.Fatalf("resume: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 			}
@@ -258,7 +259,7 @@ func TestOnceWithFilesystemServer(t *testing.T) {
 	ws, _ := filepath.EvalSymlinks(dir)
 	file := filepath.Join(ws, "from-mcp.txt")
 	srv, env := fakeModelWith(t, oneCall("mcp__files__write_file", fmt.Sprintf(`{"path":%q,"content":"written over MCP"}`, file)))
-	r := flower(t, dir, env, "once", "write a file over MCP")
+	r := runFlower(t, dir, env, "once", "write a file over MCP")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -289,7 +290,7 @@ func TestMCPMissingCommandIsOneLine(t *testing.T) {
 	dir := t.TempDir()
 	writeMCPJSON(t, dir, map[string]any{"gh": map[string]any{"command": "no-such-mcp-server", "args": []string{"stdio"}}})
 	srv, env := fakeModelWith(t, func(*modeltest.Request) modeltest.Turn { return modeltest.Turn{Text: "ok"} })
-	r := flower(t, dir, env, "once", "hello")
+	r := runFlower(t, dir, env, "once", "hello")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -312,7 +313,7 @@ func TestMCPBadConfigIsOneLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, env := fakeModel(t)
-	r := flower(t, dir, env, "once", "hello")
+	r := runFlower(t, dir, env, "once", "hello")
 	if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, `.mcp.json: server "x": no command`) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -341,7 +342,7 @@ func TestWakeOffersMCPToWork(t *testing.T) {
 	dir := t.TempDir()
 	writeMCPJSON(t, dir, map[string]any{"ap": appenderServer(t)})
 	srv, env := fakeModel(t)
-	r := flower(t, dir, append(env, "MCP_DIR="+dir), args(testTask)...)
+	r := runFlower(t, dir, append(env, "MCP_DIR="+dir), args(testTask)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -388,10 +389,10 @@ func TestMCPCrashAtEachFailpoint(t *testing.T) {
 			}
 			srv, env := fakeModelWith(t, oneCall("mcp__ap__append", `{"line":"x"}`))
 			env = append(env, "MCP_DIR="+dir)
-			if r := flower(t, dir, append(env, "FLOWER_FAILPOINT="+tt.fp+":1"), "once", "append x"); r.code == 0 {
+			if r := runFlower(t, dir, append(env, "FLOWER_FAILPOINT="+tt.fp+":1"), "once", "append x"); r.code == 0 {
 				t.Fatalf("the failpoint did not kill flower\n%s%s", r.stdout, r.stderr)
 			}
-			r := flower(t, dir, env, "once", "--resume", onlySession(t, dir))
+			r := runFlower(t, dir, env, "once", "--resume", onlySession(t, dir))
 			if r.code != 0 {
 				t.Fatalf("resume: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 			}

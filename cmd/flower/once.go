@@ -6,16 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/agent"
 )
-
-const onceInstructions = `You are flower, an agent that does software and writing tasks in the working directory with the tools you have.
-Work step by step: look before you change, make the change, then check it (run it, read it back).
-Keep the person informed with short messages. When the task is done, end your turn with a brief summary of what you did and how you checked it.`
 
 type onceFlags struct {
 	resume   string
@@ -76,61 +72,36 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
-	cfg, err := loadConfig(ws) // first: it may declare the prices --budget needs
+	cfg, err := flower.LoadConfig(ws) // first: it may declare the prices --budget needs
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	if err := checkLimits(g.model, f.maxTurns, f.budget); err != nil {
 		return err
 	}
-	unlock, err := lockForOnce(ws, g.runDir, time.Now())
+	h, err := g.openHost(ctx, cfg, out)
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	b, err := chooseBackend(g.model, modelClient(g, cfg))
-	if err != nil {
-		return err
-	}
-	defer b.release()
-	s, err := g.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	box, err := contain(cfg, g.workspace, out)
-	if err != nil {
-		return err
-	}
-	defer box.Close()
-	sources, closeMCP, err := mcpServers(g.workspace, cfg, box, out)
-	if err != nil {
-		return err
-	}
-	defer closeMCP()
+	defer h.Close()
 	// No one answers questions in once: an ask rule denies (R9.3).
-	rt, err := agent.New(agent.Options{Workspace: g.workspace, Store: s, Provider: b.provider,
-		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies(), Instructions: projectInstructions(rtWorkspace(g)),
-		ToolEnv: box.toolEnv(toolEnv(ws, g.runDir)), Secrets: knownSecrets(cfg), Permissions: box.rules, Sources: sources,
-		Views: filepath.Join(g.runDir, viewsDir)})
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+	if err := h.Start(ctx, flower.StartOptions{}); err != nil {
+		return fail(err)
 	}
+	rt := h.Runtime()
 	if f.resume != "" {
-		if f.resume, err = resolveSession(ctx, s, rt.Workspace(), f.resume); err != nil {
+		if f.resume, err = resolveSession(ctx, h.Store(), rt.Workspace(), f.resume); err != nil {
 			return err
 		}
-	}
-	if f.resume != "" && !rt.HasSession(f.resume) {
-		return usageErr("no session %s for workspace %s in %s: check the id printed at the end of the earlier run, and -r / --workspace", f.resume, rt.Workspace(), filepath.Join(g.runDir, "sessions.db"))
+		if err := h.CheckSession(f.resume); err != nil {
+			return fail(err)
+		}
 	}
 	ctx, stop := interruptible(ctx, rt, os.Stderr, nil)
 	defer stop()
 	o := newOnceOutput(f.format, out)
-	spec := agent.Spec{Name: "once", Instructions: onceInstructions, Model: b.model,
-		MaxTurns: f.maxTurns, MaxBudget: f.budget}
 	stopSpin := o.spin(ctx) // the human format's spinner, from the first model call (issue 11)
-	res := rt.Run(ctx, spec, prompt, agent.RunOptions{Resume: f.resume, Fork: f.fork, Sink: redacting(knownSecrets(cfg), o.sink)})
+	res := h.Once(ctx, prompt, flower.OnceOptions{Resume: f.resume, Fork: f.fork, MaxTurns: f.maxTurns, Budget: f.budget, Sink: o.sink})
 	stopSpin()
 	o.done(res)
 	return onceExit(ctx, res)
@@ -153,19 +124,4 @@ func kilo(n int) string {
 		return fmt.Sprint(n)
 	}
 	return fmt.Sprintf("%.1fK", float64(n)/1000)
-}
-
-// lockForOnce takes the lock a wake takes on the workspace (R9.6: one
-// driver per workspace; a once works there like a wake), with the same
-// refusal. When the run dir is the workspace's state directory, the wake
-// holds that lock as the run dir's (in drive); once takes it here.
-func lockForOnce(ws, runDir string, now time.Time) (unlock func(), err error) {
-	dir, err := projectDir(ws)
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	if sameDir(dir, runDir) || filepath.Clean(dir) == filepath.Clean(runDir) {
-		return lockProject(ws, dir, now)
-	}
-	return lockWorkspace(ws, runDir, now)
 }

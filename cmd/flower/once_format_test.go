@@ -39,7 +39,7 @@ func TestOnceOutputJSON(t *testing.T) {
 	srv := modeltest.NewAnthropic(writeTurns())
 	defer srv.Close()
 	dir := t.TempDir()
-	r := flower(t, dir, []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test"}, "once", "--output-format", "json", "write a.txt")
+	r := runFlower(t, dir, []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test"}, "once", "--output-format", "json", "write a.txt")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -65,7 +65,7 @@ func TestOnceOutputJSON(t *testing.T) {
 		got.NumTurns != 2 || got.Cost <= 0 || got.Duration == nil || got.Usage.Input <= 0 || got.Usage.Output <= 0 {
 		t.Errorf("result object: %+v\n%s", got, r.stdout)
 	}
-	r = flower(t, dir, nil, "once", "--output-format", "yaml", "x")
+	r = runFlower(t, dir, nil, "once", "--output-format", "yaml", "x")
 	if r.code != 2 || !strings.Contains(r.stderr, "--output-format \"yaml\": use text, json or stream-json") {
 		t.Errorf("an unknown format: exit %d %s", r.code, r.stderr)
 	}
@@ -78,7 +78,7 @@ func TestOnceOutputStreamJSON(t *testing.T) {
 	srv := modeltest.NewAnthropic(writeTurns())
 	defer srv.Close()
 	dir := t.TempDir()
-	r := flower(t, dir, []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test"}, "once", "--output-format", "stream-json", "write a.txt")
+	r := runFlower(t, dir, []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test"}, "once", "--output-format", "stream-json", "write a.txt")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -154,7 +154,7 @@ func TestWorkflowTaskFile(t *testing.T) {
 	srv, env := fakeModel(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "task.md"), []byte(big), 0o644)
-	r := flower(t, dir, env, append(args(), "-f", "task.md")...)
+	r := runFlower(t, dir, env, append(args(), "-f", "task.md")...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -169,24 +169,24 @@ func TestWorkflowTaskFile(t *testing.T) {
 func TestSessionsAndPrefixes(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	r := flower(t, dir, nil, "once", "--model", "demo", "--output-format", "json", "say hello\nsecond line")
+	r := runFlower(t, dir, nil, "once", "--model", "demo", "--output-format", "json", "say hello\nsecond line")
 	var res struct {
 		SessionID string `json:"session_id"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != 0 {
 		t.Fatalf("once: exit %d %v\n%s%s", r.code, err, r.stdout, r.stderr)
 	}
-	r = flower(t, dir, nil, "sessions")
+	r = runFlower(t, dir, nil, "sessions")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if r.code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], res.SessionID+"  once  ") ||
 		!strings.Contains(lines[1], "  4  ") || !strings.HasSuffix(lines[1], "say hello") {
 		t.Fatalf("sessions: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	prefix := res.SessionID[:6]
-	if r = flower(t, dir, nil, "show", prefix); r.code != 0 || !strings.Contains(r.stdout, "say hello") {
+	if r = runFlower(t, dir, nil, "show", prefix); r.code != 0 || !strings.Contains(r.stdout, "say hello") {
 		t.Errorf("show %s: exit %d\n%s%s", prefix, r.code, r.stdout, r.stderr)
 	}
-	r = flower(t, dir, nil, "once", "--model", "demo", "--output-format", "json", "--resume", prefix, "more")
+	r = runFlower(t, dir, nil, "once", "--model", "demo", "--output-format", "json", "--resume", prefix, "more")
 	if r.code != 0 || !strings.Contains(r.stdout, res.SessionID) {
 		t.Errorf("once --resume %s: exit %d\n%s%s", prefix, r.code, r.stdout, r.stderr)
 	}
@@ -220,10 +220,10 @@ func TestResolveSessionPrefix(t *testing.T) {
 func TestVersionAndSessionsAreCommands(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if r := flower(t, dir, nil, "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "flower version ") {
+	if r := runFlower(t, dir, nil, "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "flower version ") {
 		t.Errorf("flower version: exit %d %q %s", r.code, r.stdout, r.stderr)
 	}
-	if r := flower(t, dir, nil, "sessions"); r.code != 0 || !strings.HasPrefix(r.stdout, "no sessions in ") {
+	if r := runFlower(t, dir, nil, "sessions"); r.code != 0 || !strings.HasPrefix(r.stdout, "no sessions in ") {
 		t.Errorf("flower sessions: exit %d %q %s", r.code, r.stdout, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {

@@ -49,7 +49,7 @@ func TestOnceTakesTheWorkspaceLock(t *testing.T) {
 			case <-a.done:
 				t.Fatalf("the first ended early\n%s%s", a.stdout, a.stderr)
 			}
-			b := flower(t, dir, env, tt.second...)
+			b := runFlower(t, dir, env, tt.second...)
 			holder := fmt.Sprintf("pid %d", a.cmd.Process.Pid)
 			if b.code != 1 || !strings.Contains(b.stderr, holder) || !strings.Contains(b.stderr, "flower ps") ||
 				strings.Count(strings.TrimSpace(b.stderr), "\n") != 0 {

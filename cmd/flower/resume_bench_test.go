@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/store"
@@ -220,7 +221,7 @@ func BenchmarkResumeToFirstRequest(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if !snapshot {
-					if err := os.RemoveAll(filepath.Join(dir, "runs", viewsDir)); err != nil {
+					if err := os.RemoveAll(filepath.Join(dir, "runs", "views")); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -284,7 +285,7 @@ func resumeWorkspace(b *testing.B, n int) string {
 	defer db.Close()
 	ctx := context.Background()
 	start := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
-	if err := db.PutMeta(ctx, store.Meta{Key: key, Agent: "work", Model: defaultModel, Workspace: dir, Created: start}); err != nil {
+	if err := db.PutMeta(ctx, store.Meta{Key: key, Agent: "work", Model: flower.DefaultModel, Workspace: dir, Created: start}); err != nil {
 		b.Fatal(err)
 	}
 	entries := make([]store.Entry, 0, n)
@@ -315,7 +316,7 @@ func resumeWorkspace(b *testing.B, n int) string {
 		if call%2 == 1 {
 			name, input, class = "Read", json.RawMessage(fmt.Sprintf(`{"file_path":"src/file%d.go"}`, call)), "pure"
 		}
-		add(store.Entry{Kind: store.KindAssistant, Model: defaultModel, StopReason: model.StopToolUse,
+		add(store.Entry{Kind: store.KindAssistant, Model: flower.DefaultModel, StopReason: model.StopToolUse,
 			Usage: &model.Usage{Input: 10, Output: 40, CacheRead: 60_000},
 			Message: &model.Message{Role: model.Assistant, Content: append(content,
 				&model.ToolUse{ID: id, Name: name, Input: input})}})

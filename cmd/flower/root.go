@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/flower-run/flower"
 )
 
 // globals are the flags every subcommand shares.
@@ -15,6 +17,7 @@ type globals struct {
 	workspace string
 	noTrim    bool
 	idle      time.Duration // --idle-timeout (contain.go)
+	secrets   []string      // more values to scrub (the serve token)
 }
 
 func newRoot() *cobra.Command {
@@ -74,7 +77,7 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	}
 	pf := root.PersistentFlags()
 	pf.StringVarP(&g.runDir, "run-dir", "r", "", "where durable state lives (default $"+runDirEnv+", else $XDG_STATE_HOME/flower/projects/<workspace>)")
-	pf.StringVar(&g.model, "model", "", `model name, or "demo" for the offline scripted model (default $FLOWER_MODEL or `+defaultModel+`)`)
+	pf.StringVar(&g.model, "model", "", `model name, or "demo" for the offline scripted model (default $FLOWER_MODEL or `+flower.DefaultModel+`)`)
 	pf.StringVar(&g.workspace, "workspace", ".", "the directory the agent works in")
 	containFlags(pf, g)
 	addStoreFlag(pf, g)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/event/eventlog"
 	"github.com/flower-run/flower/front/web"
 	"github.com/flower-run/flower/human"
@@ -75,13 +76,13 @@ func (a *runsAPI) run(w http.ResponseWriter, r *http.Request) (store.Run, bool) 
 
 // remote is the human channel of run, through the database.
 func (a *runsAPI) remote(run store.Run) human.Remote {
-	return human.Remote{Store: a.db, Key: store.SessionKey(run.Workspace, humanJournal), Since: run.Created.Add(-askSlack)}
+	return human.Remote{Store: a.db, Key: store.SessionKey(run.Workspace, flower.HumanJournal), Since: run.Created.Add(-askSlack)}
 }
 
 // nudge tells the run's driver to read its journal now; a lost
 // notification only costs it its poll.
 func (a *runsAPI) nudge(ctx context.Context, run store.Run) {
-	_ = a.db.Notify(ctx, inboundChannel, store.SessionKey(run.Workspace, humanJournal))
+	_ = a.db.Notify(ctx, inboundChannel, store.SessionKey(run.Workspace, flower.HumanJournal))
 }
 
 type wireEvent struct {

@@ -383,7 +383,7 @@ func TestSubmitAskTimeout(t *testing.T) {
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sub := flower(t, dir, env, "submit", "--workspace", ws, "--ask-timeout", "0", testTask)
+	sub := runFlower(t, dir, env, "submit", "--workspace", ws, "--ask-timeout", "0", testTask)
 	id := strings.TrimSpace(sub.stdout)
 	if sub.code != 0 || id == "" {
 		t.Fatalf("submit: exit %d\n%s%s", sub.code, sub.stdout, sub.stderr)
@@ -407,7 +407,7 @@ func TestSubmitAskTimeout(t *testing.T) {
 	w.cmd.Process.Signal(syscall.SIGTERM)
 	w.wait()
 
-	if r := flower(t, dir, env, "submit", "--workspace", ws, "--ask-timeout", "-1s", testTask); r.code != exitUsage || !strings.Contains(r.stderr, "--ask-timeout") {
+	if r := runFlower(t, dir, env, "submit", "--workspace", ws, "--ask-timeout", "-1s", testTask); r.code != exitUsage || !strings.Contains(r.stderr, "--ask-timeout") {
 		t.Errorf("submit --ask-timeout -1s: exit %d\n%s", r.code, r.stderr)
 	}
 	s := startRunsServer(t, dir, env)

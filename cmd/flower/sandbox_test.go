@@ -68,7 +68,7 @@ func TestContainmentThroughTheCLI(t *testing.T) {
 		modeltest.Turn{Text: "done"},
 	))
 	env = append(env[:1], "ANTHROPIC_API_KEY="+secretKey)
-	r := flower(t, dir, env, "once", "try harmful things")
+	r := runFlower(t, dir, env, "once", "try harmful things")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}

@@ -59,7 +59,7 @@ exits when the run ends.`,
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			addSecret(token) // scrubbed from what the agent's tools return
+			g.secrets = append(g.secrets, token) // scrubbed from what the agent's tools return
 			// Listen before anything is touched: a refused or busy address
 			// must not leave a phrase added to the brief, say.
 			if err := web.CheckAddr(sf.addr, sf.allowRemote); err != nil {

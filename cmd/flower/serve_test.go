@@ -331,7 +331,7 @@ func TestServeRefusesBadAddressesAndTokens(t *testing.T) {
 		{[]string{"FLOWER_TOKEN=short"}, []string{"serve", "--model", "demo", "x"}, "FLOWER_TOKEN"},
 	} {
 		dir := t.TempDir()
-		r := flower(t, dir, tc.env, tc.args...)
+		r := runFlower(t, dir, tc.env, tc.args...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("%v %v: exit %d, stderr %q; want 2 and one line naming %s", tc.env, tc.args, r.code, r.stderr, tc.want)
 		}
@@ -348,7 +348,7 @@ func TestServeRefusesABusyPortBeforeTouchingAnything(t *testing.T) {
 	}
 	defer busy.Close()
 	dir := t.TempDir()
-	r := flower(t, dir, nil, "serve", "--model", "demo", "--addr", busy.Addr().String(), "x")
+	r := runFlower(t, dir, nil, "serve", "--model", "demo", "--addr", busy.Addr().String(), "x")
 	if r.code != exitFailed || !strings.Contains(r.stderr, "--addr") {
 		t.Errorf("busy port: exit %d, stderr %q", r.code, r.stderr)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/event/eventlog"
 	"github.com/flower-run/flower/front/web"
@@ -96,7 +97,7 @@ func openEvents(ctx context.Context, g *globals) (store.Store, error) {
 	if u != "" {
 		return readRemote(ctx, u)
 	}
-	path := filepath.Join(g.runDir, storeFile)
+	path := filepath.Join(g.runDir, flower.StoreFile)
 	v, err := sqlite.Version(path)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && v < store.SchemaVersion) {
 		return nil, nil

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/flower-run/flower"
 )
 
 // The run dir lives outside the workspace by default (issue 10): an agent
@@ -24,45 +24,6 @@ const runDirEnv = "FLOWER_RUN_DIR"
 // oldRunDir is the default run dir of flower before issue 10: ./runs,
 // relative to the current directory.
 const oldRunDir = "runs"
-
-// stateHome is $XDG_STATE_HOME, or ~/.local/state when it is unset or not
-// absolute (as the XDG spec says to ignore a relative one).
-func stateHome() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return d, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no state directory: set XDG_STATE_HOME or HOME, or pass -r RUN_DIR: %w", err)
-	}
-	return filepath.Join(home, ".local", "state"), nil
-}
-
-// projectDir is the directory of a workspace under the state directory:
-// flower/projects/<slug>. The slug is readable (the path with its
-// separators turned into dashes) and unique (a hash of the exact path:
-// "/a-b" and "/a/b" get different directories).
-func projectDir(ws string) (string, error) {
-	home, err := stateHome()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, "flower", "projects", slug(ws)), nil
-}
-
-func slug(ws string) string {
-	sum := sha256.Sum256([]byte(ws))
-	name := strings.Trim(strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
-			return r
-		}
-		return '-'
-	}, ws), "-.")
-	if len(name) > 80 {
-		name = name[len(name)-80:] // the end of a path says the most
-	}
-	return name + "-" + hex.EncodeToString(sum[:4])
-}
 
 // chooseRunDir sets g.runDir: -r, then FLOWER_RUN_DIR, then the default
 // under the state directory. A ./runs written by an older flower for
@@ -86,12 +47,12 @@ func chooseRunDir(cmd *cobra.Command, g *globals, notice io.Writer) error {
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
-	def, err := projectDir(ws)
+	def, err := flower.DefaultRunDir(ws)
 	if err != nil {
 		return usageErr("%v", err)
 	}
 	g.runDir = def
-	if hasRunDir(def) || !oldRunDirOf(oldRunDir, ws) {
+	if flower.HasState(def) || !oldRunDirOf(oldRunDir, ws) {
 		return nil
 	}
 	g.runDir = oldRunDir
@@ -103,7 +64,7 @@ func chooseRunDir(cmd *cobra.Command, g *globals, notice io.Writer) error {
 // oldRunDirOf reports whether dir holds a store with a lineage of
 // workspace ws, as an older flower's default run dir did.
 func oldRunDirOf(dir, ws string) bool {
-	if !hasRunDir(dir) {
+	if !flower.HasState(dir) {
 		return false
 	}
 	for _, name := range []string{"lineage.json", "WORKSPACE"} {
@@ -117,23 +78,11 @@ func oldRunDirOf(dir, ws string) bool {
 		if json.Unmarshal(data, &l) != nil {
 			l.Workspace = strings.TrimSpace(string(data))
 		}
-		if sameDir(l.Workspace, ws) {
+		if flower.SameDir(l.Workspace, ws) {
 			return true
 		}
 	}
 	return false
-}
-
-func sameDir(a, b string) bool {
-	if a == "" || b == "" {
-		return false
-	}
-	if a == b {
-		return true
-	}
-	ra, errA := filepath.EvalSymlinks(a)
-	rb, errB := filepath.EvalSymlinks(b)
-	return errA == nil && errB == nil && ra == rb
 }
 
 // stateDir shows where a run dir is: absolute, with ~ for the home.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/event/eventlog"
 	"github.com/flower-run/flower/human"
@@ -125,7 +126,7 @@ func follow(ctx context.Context, run wakeRun, ws string) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	if l, ok := run.store.(listener); ok {
-		key := store.SessionKey(ws, humanJournal)
+		key := store.SessionKey(ws, flower.HumanJournal)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

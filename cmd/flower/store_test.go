@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
@@ -33,19 +34,19 @@ func TestPostgresStore(t *testing.T) {
 	if r := p.wait(); p.signal() != syscall.SIGTERM {
 		t.Fatalf("flower did not exit by SIGTERM (exit %d)\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	ps := flower(t, dir, env, "ps")
+	ps := runFlower(t, dir, env, "ps")
 	if ps.code != 0 || !strings.Contains(ps.stdout, "in_flight") {
 		t.Fatalf("flower ps against the database: exit %d\n%s%s", ps.code, ps.stdout, ps.stderr)
 	}
-	r := flower(t, dir, env, args()...)
+	r := runFlower(t, dir, env, args()...)
 	if r.code != 0 {
 		t.Fatalf("the wake after SIGTERM: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if got, base := srv.Count(), perRun; got != base+1 {
 		t.Errorf("%d model requests, want %d (an uninterrupted run's %d + the one cut)", got, base+1, base)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "runs", storeFile)); err == nil {
-		t.Errorf("a %s in the run dir: the store is the database", storeFile)
+	if _, err := os.Stat(filepath.Join(dir, "runs", flower.StoreFile)); err == nil {
+		t.Errorf("a %s in the run dir: the store is the database", flower.StoreFile)
 	}
 	db, err := postgres.Open(context.Background(), url)
 	if err != nil {
@@ -63,12 +64,12 @@ func TestPostgresStore(t *testing.T) {
 func TestStoreRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	r := flower(t, dir, nil, "--store", "mysql://db", "ps")
+	r := runFlower(t, dir, nil, "--store", "mysql://db", "ps")
 	if r.code != exitUsage || !strings.Contains(r.stderr, `--store "mysql://db": want a postgres://`) ||
 		strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Errorf("--store mysql://db: exit %d, stderr %q", r.code, r.stderr)
 	}
-	r = flower(t, dir, []string{storeEnv + "=sessions.db"}, "status")
+	r = runFlower(t, dir, []string{storeEnv + "=sessions.db"}, "status")
 	if r.code != exitUsage || !strings.Contains(r.stderr, storeEnv+` "sessions.db"`) {
 		t.Errorf("%s=sessions.db: exit %d, stderr %q", storeEnv, r.code, r.stderr)
 	}
@@ -101,18 +102,18 @@ func TestPostgresSecondDriver(t *testing.T) {
 	case <-a.done:
 		t.Fatalf("a ended early\n%s%s", a.stdout, a.stderr)
 	}
-	b := flower(t, dir, env, args("-r", "machine-b", "--workspace", "ws", testTask)...)
+	b := runFlower(t, dir, env, args("-r", "machine-b", "--workspace", "ws", testTask)...)
 	if b.code != 1 || !strings.Contains(b.stderr, "run dir in use") || !strings.Contains(b.stderr, fmt.Sprintf("pid %d", a.cmd.Process.Pid)) ||
 		len(strings.Split(strings.TrimSpace(b.stderr), "\n")) != 1 {
 		t.Errorf("the second driver: exit %d\n%s%s", b.code, b.stdout, b.stderr)
 	}
-	ps := flower(t, dir, env, "-r", "machine-b", "--workspace", "ws", "ps")
+	ps := runFlower(t, dir, env, "-r", "machine-b", "--workspace", "ws", "ps")
 	if want := fmt.Sprintf("driven by pid %d on ", a.cmd.Process.Pid); ps.code != 0 || !strings.Contains(ps.stdout, want) ||
 		!strings.Contains(ps.stdout, "heartbeat") {
 		t.Errorf("flower ps on another machine: exit %d, want %q and a heartbeat\n%s%s", ps.code, want, ps.stdout, ps.stderr)
 	}
 	releaseOnce.Do(func() { close(release) })
-	if r := flower(t, dir, env, args("-r", "machine-b", "--workspace", "other", testTask)...); r.code != 0 {
+	if r := runFlower(t, dir, env, args("-r", "machine-b", "--workspace", "other", testTask)...); r.code != 0 {
 		t.Errorf("another workspace of the database: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := a.wait(); r.code != 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
 	"github.com/flower-run/flower/store/sqlite"
@@ -39,7 +40,7 @@ func (g *globals) hasStore() bool {
 	if u, err := g.storeURL(); err == nil && u != "" {
 		return true
 	}
-	return hasRunDir(g.runDir)
+	return flower.HasState(g.runDir)
 }
 
 // open opens the chosen store, creating (or upgrading) its schema.
@@ -55,7 +56,7 @@ func (g *globals) open(ctx context.Context) (store.Store, error) {
 		}
 		return db, nil
 	}
-	db, err := sqlite.Open(filepath.Join(g.runDir, storeFile))
+	db, err := sqlite.Open(filepath.Join(g.runDir, flower.StoreFile))
 	if err != nil {
 		return nil, &exitError{code: exitFailed, err: err}
 	}

@@ -110,7 +110,7 @@ func TestUpgradeFinishesTheCutV1Run(t *testing.T) {
 		t.Fatalf("the fixture's run is %s, want a cut (running) one", state.Status)
 	}
 
-	r := flower(t, ws, nil, demo...)
+	r := runFlower(t, ws, nil, demo...)
 	if r.code != 0 {
 		t.Fatalf("the first wake: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -175,13 +175,13 @@ func TestUpgradeOfAFinishedV1Run(t *testing.T) {
 	// Read-only commands leave an older flower's run dir as it is.
 	before := snapshot(t, ws)
 	for _, a := range [][]string{{"ps", "--all"}, {"status"}} {
-		if r := flower(t, ws, nil, a...); r.code != 0 || !strings.Contains(r.stdout, "older flower") {
+		if r := runFlower(t, ws, nil, a...); r.code != 0 || !strings.Contains(r.stdout, "older flower") {
 			t.Errorf("flower %v before the import: exit %d\n%s%s", a, r.code, r.stdout, r.stderr)
 		}
 	}
 	assertSameFiles(t, before, snapshot(t, ws))
 
-	r := flower(t, ws, nil, demo...)
+	r := runFlower(t, ws, nil, demo...)
 	if r.code != 0 || !strings.Contains(r.stdout, "note: imported the run state") ||
 		!strings.Contains(r.stdout, "✓ run "+state.Run+" passed its verdict: nothing to continue") {
 		t.Fatalf("the first wake: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -194,7 +194,7 @@ func TestUpgradeOfAFinishedV1Run(t *testing.T) {
 	}
 	// The v1 wakes, and this one, which ran nothing but was a wake.
 	woke++
-	if s := flower(t, ws, nil, "status"); s.code != 0 || !strings.Contains(s.stdout, "wakes      "+strconv.Itoa(woke)+"\n") {
+	if s := runFlower(t, ws, nil, "status"); s.code != 0 || !strings.Contains(s.stdout, "wakes      "+strconv.Itoa(woke)+"\n") {
 		t.Errorf("flower status after the import, want wakes %d:\n%s%s", woke, s.stdout, s.stderr)
 	}
 	// The exports are the store's now, in the seed's shape.

@@ -11,13 +11,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/flower-run/flower/agent"
-	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/tool"
 	"github.com/flower-run/flower/wake"
 	"github.com/flower-run/flower/workflow"
 	"github.com/flower-run/flower/workflow/starter"
@@ -73,9 +73,9 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if phrase, err = wakeTask(phrase, f.taskFile, os.Stdin); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(ws) // first: it may declare the prices --budget needs
+	cfg, err := flower.LoadConfig(ws) // first: it may declare the prices --budget needs
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	if err := checkLimits(g.model, f.maxTurns, f.budget); err != nil {
 		return err
@@ -104,70 +104,33 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	// Take the workspace and the run dir before touching the thread: a
 	// process refused here must not have archived or amended another's
 	// brief.
-	unlockWS, err := lockWorkspace(ws, g.runDir, time.Now())
+	h, err := g.openHost(ctx, cfg, out)
 	if err != nil {
 		return err
 	}
-	defer unlockWS()
-	s, release, err := g.drive(ctx, ws, out)
-	if err != nil {
-		return err
-	}
-	defer release()
-	if err := ensureWorkbench(ws); err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	if err := restoreNotes(ctx, s, ws, out); err != nil {
-		return err
-	}
-	plan, err := wake.Prepare(ctx, s, g.runDir, ws, wo, time.Now())
+	defer h.Close()
+	plan, err := h.Prepare(ctx, wo)
 	if err != nil {
 		return wakeErr(err, ws)
 	}
-	st, cut := plan.State, plan.Cut
+	st, cut, s := plan.State, plan.Cut, h.Store()
 	if plan.Action == wake.Pass {
 		fmt.Fprintln(out, banner(ws, st, s, nil))
 		if err := wake.CountWake(ctx, s, g.runDir, ws); err != nil {
-			return &exitError{code: exitFailed, err: err}
+			return fail(err)
 		}
 		fmt.Fprintf(out, "✓ run %s passed its verdict: nothing to continue\n%s\n"+
 			"  say what to change: flower \"...\" (the judge checks it too); work and judge again: flower --no-restore; another task: flower --new \"...\"\n",
 			plan.Last.ID, indent(term.Clean(plan.Last.Findings)))
 		return nil
 	}
-	b, err := chooseBackend(g.model, modelClient(g, cfg))
+	err = h.Start(ctx, flower.StartOptions{Sink: fe.sink, Tools: []tool.Tool{workflow.VerdictTool{}},
+		Human: &flower.HumanOptions{MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout)}})
 	if err != nil {
-		return err
+		return fail(err)
 	}
-	defer b.release()
-	box, err := contain(cfg, ws, out)
-	if err != nil {
-		return err
-	}
-	defer box.Close()
-	sec := knownSecrets(cfg)
-	o := newOracle(ws, g.runDir, b, sec, box.rules)
-	defer o.Close()
-	sink := redacting(sec, func(e event.Event) { fe.sink(e); o.Observe(e) })
-	ch := human.New(human.Options{Sink: sink, MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout),
-		Workbench: filepath.Join(ws, starter.WorkbenchDir), Store: s, JournalKey: store.SessionKey(ws, humanJournal)})
-	if err := ch.Restore(ctx); err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	sources, closeMCP, err := mcpServers(ws, cfg, box, out)
-	if err != nil {
-		return err
-	}
-	defer closeMCP()
-	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
-		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies(), Instructions: projectInstructions(ws),
-		Mail: ch, MailTool: human.InboxName,
-		ToolEnv: box.toolEnv(toolEnv(ws, g.runDir)), Secrets: sec, Permissions: box.rules, Asker: ch, Sources: sources,
-		Views: filepath.Join(g.runDir, viewsDir)})
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	line := banner(ws, st, s, cut) + "  · " + b.describe() + instructionsNote(ws)
+	rt := h.Runtime()
+	line := banner(ws, st, s, cut) + "  · " + h.Backend().Describe() + instructionsNote(ws)
 	fmt.Fprintln(out, line)
 	if !st.Waking && strings.TrimSpace(st.Brief) != "" {
 		fmt.Fprintf(out, "note: ignored %s: it lacks its four sections (%s)\n", starter.BriefPath, strings.Join(starter.BriefSections, ", "))
@@ -180,19 +143,19 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		fmt.Fprintln(out, "flower: /new: stopping at the next message boundary, then archiving this thread")
 		rt.Interrupt("")
 	}
-	detach, err := fe.attach(ctx, wakeRun{ch: ch, rt: rt, oracle: o, banner: line, wake: st.Woke + 1, ws: tilde(ws),
+	detach, err := fe.attach(ctx, wakeRun{ch: h.Channel(), rt: rt, oracle: h.Oracle(), banner: line, wake: st.Woke + 1, ws: tilde(ws),
 		store: s, startOver: restart})
 	if err != nil {
 		return err
 	}
 	defer detach()
-	flow := func(task, said, phrase string) *workflow.Workflow {
-		return starter.New(starter.Options{Workspace: ws, Task: task, Said: said, Phrase: phrase, Model: b.model,
-			Rounds: judgeRounds(f.rounds), MaxTurns: f.maxTurns, Budget: f.budget, Keep: s, Recheck: f.recheck})
-	}
-	outc := plan.Drive(ctx, rt, workflow.Options{RunDir: g.runDir, Sink: sink, Locked: true}, flow)
+	outc := h.Drive(ctx, plan, flower.DriveOptions{Rounds: judgeRounds(f.rounds), MaxTurns: f.maxTurns, Budget: f.budget, Recheck: f.recheck})
 	if startOver.Load() {
-		return archiveNow(ctx, s, ws, g.runDir, out)
+		if err := h.Archive(ctx); err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(out, "archived this thread under %s: start the next one with flower \"task\"\n", filepath.Join(tilde(ws), starter.ArchiveDir))
+		return nil
 	}
 	return wakeExit(ctx, outc, rt.TotalCost(), out)
 }
@@ -250,56 +213,6 @@ func nothingToContinue(ws string) error {
 	return usageErr(`nothing to continue in %s: start with flower "describe the task"`, tilde(ws))
 }
 
-// hasRunDir reports whether the run dir holds a store (or state written
-// by an older flower).
-func hasRunDir(runDir string) bool {
-	for _, name := range []string{storeFile, "state.json"} {
-		if _, err := os.Stat(filepath.Join(runDir, name)); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
-const storeFile = "sessions.db"
-
-// viewsDir, in the run directory, holds snapshots of sessions' views:
-// derived data that lets a wake of a long session ask the model before
-// the session has loaded (agent.Options.Views).
-const viewsDir = "views"
-
-// humanJournal is the session id under which the human channel keeps the
-// person's mail and the asks (no session of an agent has this id).
-const humanJournal = "~human"
-
-// openRunDir opens the run dir's store, creating it if needed, and imports
-// the run state an older flower kept in JSON files.
-func openRunDir(ctx context.Context, g *globals, ws string, out io.Writer) (store.Store, error) {
-	s, err := g.open(ctx)
-	if err != nil {
-		return nil, err
-	}
-	note, err := workflow.Upgrade(ctx, s, g.runDir, ws)
-	if err != nil {
-		s.Close()
-		return nil, &exitError{code: exitFailed, err: err}
-	}
-	if note != "" {
-		fmt.Fprintln(out, "note: "+note)
-	}
-	return s, nil
-}
-
-// archiveNow ends a wake whose person typed /new: the thread is archived
-// and the next flower "task" starts afresh.
-func archiveNow(ctx context.Context, s store.Store, ws, runDir string, out io.Writer) error {
-	if _, err := starter.Archive(context.WithoutCancel(ctx), s, runDir, ws, time.Now()); err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	fmt.Fprintf(out, "archived this thread under %s: start the next one with flower \"task\"\n", filepath.Join(tilde(ws), starter.ArchiveDir))
-	return nil
-}
-
 func maxAsks(n int) *int {
 	if n < 0 {
 		return nil
@@ -345,7 +258,7 @@ func banner(ws string, st starter.State, s store.Store, cut *store.Run) string {
 	if st.Checks > 0 {
 		parts = append(parts, fmt.Sprintf("%d goals", st.Checks))
 	}
-	if c := lastContext(s, ws, st.Steps["work"]); c > 0 {
+	if c := flower.LastContext(context.Background(), s, ws, st.Steps["work"]); c > 0 {
 		parts = append(parts, "work context "+kilo(c))
 	}
 	parts = append(parts, fmt.Sprintf("wake %d", st.Woke+1))
@@ -358,23 +271,4 @@ func cutStep(r *store.Run) string {
 		return r.Row
 	}
 	return "step " + fmt.Sprint(len(r.Done)+1)
-}
-
-// lastContext is the context size of a session's last model response.
-func lastContext(s store.Store, ws, id string) int {
-	if id == "" {
-		return 0
-	}
-	e, ok, err := s.Last(context.Background(), store.SessionKey(ws, id), store.KindAssistant)
-	if err != nil || !ok || e.Usage == nil {
-		return 0
-	}
-	return e.Usage.Context()
-}
-
-func tilde(p string) string {
-	if home, err := os.UserHomeDir(); err == nil && home != "/" && strings.HasPrefix(p, home+"/") {
-		return "~" + strings.TrimPrefix(p, home)
-	}
-	return p
 }

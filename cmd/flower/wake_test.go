@@ -54,7 +54,7 @@ func oneRun(t *testing.T) finished {
 			t.Fatal(err)
 		}
 		env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test"}
-		finishedRun = finished{dir: dir, out: flower(t, dir, env, args(testTask)...), reqs: srv.Requests()}
+		finishedRun = finished{dir: dir, out: runFlower(t, dir, env, args(testTask)...), reqs: srv.Requests()}
 	})
 	if finishedRun.dir == "" || finishedRun.out.code != 0 {
 		t.Fatalf("the shared starter run failed: exit %d\n%s\n%s", finishedRun.out.code, finishedRun.out.stdout, finishedRun.out.stderr)
@@ -146,7 +146,7 @@ func TestStatusWritesNothing(t *testing.T) { // R3.6, SPEC §7 flower status
 	t.Parallel()
 	f := oneRun(t)
 	before := snapshot(t, f.dir)
-	r := flower(t, f.dir, nil, "status")
+	r := runFlower(t, f.dir, nil, "status")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -162,12 +162,12 @@ func TestStatusWritesNothing(t *testing.T) { // R3.6, SPEC §7 flower status
 
 	empty := t.TempDir()
 	before = snapshot(t, empty)
-	r = flower(t, empty, nil, "status")
+	r = runFlower(t, empty, nil, "status")
 	if r.code != 0 || !strings.Contains(r.stdout, "nothing to continue") {
 		t.Fatalf("status in an empty dir: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// A bare wake there says the same, as a usage error, and creates nothing.
-	r = flower(t, empty, nil)
+	r = runFlower(t, empty, nil)
 	if r.code != 2 || !strings.Contains(r.stderr, "nothing to continue") || strings.Count(r.stderr, "\n") != 1 {
 		t.Fatalf("bare wake in an empty dir: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -234,11 +234,11 @@ func TestKill9MidStep(t *testing.T) {
 			if at == "judge" {
 				at = "work·judge#1" // its row: the judge is no step of the lineage
 			}
-			if s := flower(t, dir, nil, "status"); s.code != 0 || !strings.Contains(s.stdout, "in flight at step "+at+", cut") {
+			if s := runFlower(t, dir, nil, "status"); s.code != 0 || !strings.Contains(s.stdout, "in flight at step "+at+", cut") {
 				t.Errorf("status after the kill: exit %d\n%s%s", s.code, s.stdout, s.stderr)
 			}
 
-			r := flower(t, dir, env, args()...)
+			r := runFlower(t, dir, env, args()...)
 			if r.code != 0 {
 				t.Fatalf("the wake after kill -9: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 			}
@@ -312,7 +312,7 @@ func TestSIGTERMDuringWork(t *testing.T) { // R3.7
 		t.Fatalf("lineage %v, in-flight row session %s", l.Steps, last.SessionID)
 	}
 
-	r := flower(t, dir, env, args()...)
+	r := runFlower(t, dir, env, args()...)
 	if r.code != 0 {
 		t.Fatalf("the wake after SIGTERM: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -336,7 +336,7 @@ func startedRun(t *testing.T) (dir string, srv *fake, env []string) {
 	t.Helper()
 	srv, env = fakeModel(t)
 	dir = t.TempDir()
-	if r := flower(t, dir, env, args(testTask)...); r.code != 0 {
+	if r := runFlower(t, dir, env, args(testTask)...); r.code != 0 {
 		t.Fatalf("first run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	return dir, srv, env
@@ -352,11 +352,11 @@ func TestBareWakeAfterFinishedRun(t *testing.T) { // R3.1, R3.5, R3.8, R3.9, R3.
 	var outs []ran
 	// A bare wake after a passed run pays for nothing (issue 11); a new run
 	// connected to the thread is asked for with --no-restore.
-	if r := flower(t, dir, env, args()...); r.code != 0 || srv.Count() != mark[0] || !strings.Contains(r.stdout, "passed its verdict: nothing to continue") {
+	if r := runFlower(t, dir, env, args()...); r.code != 0 || srv.Count() != mark[0] || !strings.Contains(r.stdout, "passed its verdict: nothing to continue") {
 		t.Fatalf("a bare wake after a passed run: exit %d, %d model requests\n%s%s", r.code, srv.Count()-mark[0], r.stdout, r.stderr)
 	}
 	for wake := 2; wake <= 3; wake++ {
-		r := flower(t, dir, env, args("--no-restore")...)
+		r := runFlower(t, dir, env, args("--no-restore")...)
 		if r.code != 0 {
 			t.Fatalf("wake %d: exit %d\n%s%s", wake, r.code, r.stdout, r.stderr)
 		}
@@ -435,7 +435,7 @@ func TestPhraseOnWake(t *testing.T) { // R3.9
 	l1 := readLineage(t, dir)
 	mark := srv.Count()
 	const phrase = "also greet in French"
-	r := flower(t, dir, env, args(phrase)...)
+	r := runFlower(t, dir, env, args(phrase)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -483,12 +483,12 @@ func TestNewArchivesTheThread(t *testing.T) { // R3.13
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := flower(t, dir, env, "--new"); r.code != 2 || !strings.Contains(r.stderr, "--new needs the new task") {
+	if r := runFlower(t, dir, env, "--new"); r.code != 2 || !strings.Contains(r.stderr, "--new needs the new task") {
 		t.Errorf("--new without a task: exit %d %s", r.code, r.stderr)
 	}
 	mark := srv.Count()
 	const other = "write other.txt"
-	r := flower(t, dir, env, args("--new", other)...)
+	r := runFlower(t, dir, env, args("--new", other)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -506,7 +506,7 @@ func TestNewArchivesTheThread(t *testing.T) { // R3.13
 	if err != nil || !os.SameFile(db, now) {
 		t.Errorf("sessions.db was replaced or moved: %v", err)
 	}
-	if r := flower(t, dir, nil, "show", l1.Steps["work"]); r.code != 0 {
+	if r := runFlower(t, dir, nil, "show", l1.Steps["work"]); r.code != 0 {
 		t.Errorf("the archived thread's work session is gone from the store: exit %d %s", r.code, r.stderr)
 	}
 	l := readLineage(t, dir)
@@ -548,7 +548,7 @@ func TestTwoProcessesOneRunDir(t *testing.T) {
 	case <-a.done:
 		t.Fatalf("a ended early\n%s%s", a.stdout, a.stderr)
 	}
-	b := flower(t, dir, env, args("-r", runDir, "--workspace", "b", testTask)...)
+	b := runFlower(t, dir, env, args("-r", runDir, "--workspace", "b", testTask)...)
 	if b.code != 1 || !strings.Contains(b.stderr, "run dir in use") || !strings.Contains(b.stderr, fmt.Sprintf("pid %d", a.cmd.Process.Pid)) ||
 		len(strings.Split(strings.TrimSpace(b.stderr), "\n")) != 1 {
 		t.Errorf("the second process: exit %d\n%s%s", b.code, b.stdout, b.stderr)
@@ -560,7 +560,7 @@ func TestTwoProcessesOneRunDir(t *testing.T) {
 	if r := a.wait(); r.code != 0 {
 		t.Fatalf("a: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := flower(t, dir, env, args("-r", runDir, "--workspace", "b", testTask)...); r.code != 0 {
+	if r := runFlower(t, dir, env, args("-r", runDir, "--workspace", "b", testTask)...); r.code != 0 {
 		t.Fatalf("b again: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	rows := readManifest(t, runDir)
@@ -592,7 +592,7 @@ func TestCorruptFilesAreIgnored(t *testing.T) { // R3.3, SPEC §7 (no stack trac
 			t.Fatal(err)
 		}
 	}
-	r := flower(t, dir, env, args()...)
+	r := runFlower(t, dir, env, args()...)
 	if r.code != 0 || strings.Contains(r.stderr, "goroutine") || strings.Contains(r.stderr, "panic") {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -688,7 +688,7 @@ func TestFailedVerdictSendsFindingsToWork(t *testing.T) { // R3.2, R3.4, R3.8, R
 	t.Parallel()
 	srv, env := fakeModelWith(t, playStrict)
 	dir := t.TempDir()
-	r := flower(t, dir, env, args(testTask)...)
+	r := runFlower(t, dir, env, args(testTask)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -746,7 +746,7 @@ func TestKill9DuringWorkRound(t *testing.T) { // R3.1, R3.4, R5.3
 	}
 	cut := readLineage(t, dir)
 	before := srv.Count()
-	r := flower(t, dir, env, args()...)
+	r := runFlower(t, dir, env, args()...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -781,7 +781,7 @@ func TestCtrlCStopsAtABoundary(t *testing.T) { // R2.8, R3.7
 		t.Fatalf("Ctrl-C: exit %d\n%s%s", first.code, first.stdout, first.stderr)
 	}
 	l := readLineage(t, dir)
-	r := flower(t, dir, env, args()...)
+	r := runFlower(t, dir, env, args()...)
 	if r.code != 0 {
 		t.Fatalf("the wake after Ctrl-C: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -813,7 +813,7 @@ func TestPhraseAfterACrash(t *testing.T) {
 	}
 	before := srv.Count()
 	const phrase = "also greet in French"
-	r := flower(t, dir, env, args(phrase)...)
+	r := runFlower(t, dir, env, args(phrase)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -856,7 +856,7 @@ func TestPhraseDuringClarification(t *testing.T) {
 	}
 	before := srv.Count()
 	const words = "greet in French"
-	r := flower(t, dir, env, args(words)...)
+	r := runFlower(t, dir, env, args(words)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -66,7 +66,7 @@ func TestWorkers(t *testing.T) {
 		if err := os.Mkdir(ws, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		r := flower(t, dir, env, "submit", "--workspace", ws, testTask)
+		r := runFlower(t, dir, env, "submit", "--workspace", ws, testTask)
 		if r.code != 0 || strings.TrimSpace(r.stdout) == "" {
 			t.Fatalf("submit: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 		}
@@ -256,7 +256,7 @@ func TestWorkerMissingWorkspace(t *testing.T) {
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sub := flower(t, dir, env, "submit", "--workspace", ws, testTask)
+	sub := runFlower(t, dir, env, "submit", "--workspace", ws, testTask)
 	id := strings.TrimSpace(sub.stdout)
 	if sub.code != 0 || id == "" {
 		t.Fatalf("submit: exit %d\n%s%s", sub.code, sub.stdout, sub.stderr)
@@ -281,11 +281,11 @@ func TestWorkerMissingWorkspace(t *testing.T) {
 		t.Errorf("the run after the worker: %+v, %v, %v; want queued (in flight, no holder)", run, ok, err)
 	}
 
-	if r := flower(t, dir, env, "submit", "--workspace", ws, testTask); r.code != exitUsage || !strings.Contains(r.stderr, "shared filesystem") {
+	if r := runFlower(t, dir, env, "submit", "--workspace", ws, testTask); r.code != exitUsage || !strings.Contains(r.stderr, "shared filesystem") {
 		t.Errorf("submit to a missing workspace: exit %d\n%s", r.code, r.stderr)
 	}
 	for _, cmd := range [][]string{{"worker"}, {"submit", "x"}} {
-		if r := flower(t, dir, nil, cmd...); r.code != exitUsage || !strings.Contains(r.stderr, "--store postgres://") {
+		if r := runFlower(t, dir, nil, cmd...); r.code != exitUsage || !strings.Contains(r.stderr, "--store postgres://") {
 			t.Errorf("%v without a database: exit %d\n%s", cmd, r.code, r.stderr)
 		}
 	}

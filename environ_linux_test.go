@@ -1,4 +1,4 @@
-package main
+package flower
 
 import (
 	"os"
@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// After hideEnviron, /proc/<pid>/environ no longer holds the values,
+// After HideEnviron, /proc/<pid>/environ no longer holds the values,
 // while os.Getenv and children still see them.
 func TestHideEnviron(t *testing.T) {
 	if os.Getenv("FLOWER_HIDE_CHILD") == "1" {
-		if err := hideEnviron([]string{"FLOWER_TEST_SECRET"}); err != nil {
+		if err := HideEnviron([]string{"FLOWER_TEST_SECRET"}); err != nil {
 			os.Stdout.WriteString("ERR " + err.Error())
 			return
 		}

@@ -1,4 +1,4 @@
-package main
+package flower
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// hideEnviron blanks the values of the named variables in this process's
+// HideEnviron blanks the values of the named variables in this process's
 // original environment block, the memory /proc/<pid>/environ reads: a
 // tool process that reads flower's environment there (cat
 // /proc/$PPID/environ, as root even) no longer finds the keys, and so
@@ -17,7 +17,7 @@ import (
 // environment of children are unaffected. Best effort: a kernel that
 // refuses writes to /proc/self/mem leaves the block as it is, and the
 // scrubbing of tool results still holds.
-func hideEnviron(names []string) error {
+func HideEnviron(names []string) error {
 	start, end, err := environBounds()
 	if err != nil {
 		return err

@@ -1,0 +1,169 @@
+package flower
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/flower-run/flower/config"
+	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/mcp"
+	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/sandbox"
+	"github.com/flower-run/flower/tool"
+)
+
+// What keeps the agent away from flower and the person's secrets (issue
+// 10): the sandbox of its tool processes, the permission rules of its
+// calls (flower.yaml sandbox and permissions; R9.2, R9.3), the secrets
+// scrubbed from what it sees.
+
+// LoadConfig reads flower.yaml (over the user's config) and declares the
+// models it describes, so their prices and windows count (a budget on a
+// local model). A bad file is a *UsageError naming it.
+func LoadConfig(ws string) (config.Config, error) {
+	cfg, err := config.Load(ws)
+	if err != nil {
+		return cfg, &UsageError{Err: err}
+	}
+	for name, m := range cfg.Models {
+		info := model.Info{Window: m.Window, Input: *m.InputPerMTok, Output: *m.OutputPerMTok}
+		if info.Window == 0 {
+			info.Window = model.Unknown.Window
+		}
+		model.Declare(name, info)
+	}
+	return cfg, nil
+}
+
+// contain builds the sandbox and the permission rules of the workspace.
+func (h *Host) contain() error {
+	rules, err := h.cfg.PermissionRules(h.ws)
+	if err != nil {
+		return usage("%s: %v", config.FileName, err)
+	}
+	sb, err := sandbox.New(h.cfg.SandboxConfig(h.ws))
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		return fmt.Errorf("%w (set sandbox.mode: auto in %s to run without it)", err, config.FileName)
+	}
+	if err != nil {
+		return err
+	}
+	h.box, h.rules = sb, rules
+	h.onClose(func() { _ = sb.Close() })
+	if note := sb.Note(); note != "" {
+		noteTo(h.notice(), "flower: sandbox: %s", note)
+	}
+	return nil
+}
+
+// toolEnv confines the built-in tools to the workspace, runs their
+// processes in the sandbox and keeps them out of the run dir, wherever it
+// is.
+func (h *Host) toolEnv() *tool.Env {
+	abs, err := filepath.Abs(h.runDir)
+	if err != nil {
+		abs = h.runDir
+	}
+	return &tool.Env{Workspace: h.ws, Forbidden: []string{abs}, Sandbox: h.box}
+}
+
+// Secrets are the values flower scrubs: its keys and token from the
+// environment, the variables flower.yaml lists under sandbox.secrets, and
+// extra. It also blanks those variables in /proc/<flower>/environ (best
+// effort; see HideEnviron).
+func Secrets(cfg config.Config, extra ...string) *tool.Secrets {
+	_ = HideEnviron(append(slices.Clone(tool.SecretEnv), cfg.Sandbox.Secrets...))
+	return tool.NewSecrets(append(tool.SecretValues(os.Getenv, cfg.Sandbox.Secrets...), extra...)...)
+}
+
+// Redacting scrubs sec from the text of every event before sink sees it:
+// a front end shows, and a Web client receives, no key.
+func Redacting(sec *tool.Secrets, sink event.Sink) event.Sink {
+	return func(e event.Event) {
+		e.Text = sec.Redact(e.Text)
+		sink(e)
+	}
+}
+
+// Instructions reads the project's instruction files at every call: the
+// runtime calls it as each step starts, so an edit reaches the next step.
+func Instructions(ws string) func() string {
+	return func() string { return config.InstructionsPrompt(config.Instructions(ws)) }
+}
+
+// mcpServers reads the workspace's MCP servers (.mcp.json with
+// flower.yaml's mcp: over it) as a tool source. Nothing starts here: the
+// servers start when the first step asks for its tools, and report their
+// banner line (or a failure) on Options.Notice then.
+func (h *Host) mcpServers() ([]tool.Source, error) {
+	servers, err := mcp.Load(h.ws, h.cfg.MCP)
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	if len(servers) == 0 {
+		return nil, nil
+	}
+	var mu sync.Mutex // serializes lines from servers starting concurrently
+	out := h.notice()
+	set := mcp.New(servers, mcp.Options{Workspace: h.ws, Contain: mcpContain(h.box), Report: func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(out, line)
+	}})
+	h.onClose(func() { _ = set.Close() })
+	return []tool.Source{set}, nil
+}
+
+// mcpContain runs stdio MCP servers in the sandbox Bash commands run in
+// (R9.2; mcp.Options.Contain): they write only the workspace, the run's
+// TMPDIR and sandbox.writable, die with flower, and see no process of
+// flower's. npx and npm also get their cache (npm_config_cache, else
+// ~/.npm), which they cannot run without; no other process gets it. Nil
+// where there is no sandbox helper (not Linux).
+func mcpContain(sb *sandbox.Sandbox) func(*exec.Cmd) (started, end func(), err error) {
+	if !sandbox.Supported {
+		return nil
+	}
+	return func(cmd *exec.Cmd) (started, end func(), err error) {
+		box := sb
+		if cache := npmCache(cmd); cache != "" {
+			_ = os.MkdirAll(cache, 0o755) // made outside the sandbox, which could not create it in ~
+			box = sb.Widen(cache)
+		}
+		g, err := box.Wrap(cmd)
+		if err != nil {
+			return nil, nil, err
+		}
+		return g.Started, g.End, nil
+	}
+}
+
+// npmCache is the npm cache a server started by npx or npm writes, from
+// the environment the server gets; "" for other commands.
+func npmCache(cmd *exec.Cmd) string {
+	if name := filepath.Base(cmd.Path); name != "npx" && name != "npm" {
+		return ""
+	}
+	var home string
+	for _, kv := range cmd.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "npm_config_cache", "NPM_CONFIG_CACHE":
+			if filepath.IsAbs(v) {
+				return v
+			}
+		case "HOME":
+			home = v
+		}
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".npm")
+}

@@ -1,0 +1,94 @@
+package flower
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The run dir holds one workspace's durable state. It lives outside the
+// workspace by default (issue 10): an agent that runs `git clean -fdx` or
+// `rm -rf .` in its workspace must not take flower's state with it. Like
+// Claude Code's ~/.claude/projects, each workspace gets its own directory
+// under the user's state directory. Its files are named here, once.
+const (
+	// StoreFile is the SQLite store in the run dir.
+	StoreFile = "sessions.db"
+	// oldStateFile is the run state an older flower kept in JSON.
+	oldStateFile = "state.json"
+)
+
+// StateHome is $XDG_STATE_HOME, or ~/.local/state when it is unset or not
+// absolute (the XDG spec says to ignore a relative one).
+func StateHome() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return d, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no state directory: set XDG_STATE_HOME or HOME, or pass -r RUN_DIR: %w", err)
+	}
+	return filepath.Join(home, ".local", "state"), nil
+}
+
+// DefaultRunDir is the run dir of workspace ws (an absolute path):
+// flower/projects/<slug> under the state directory. The slug is readable
+// (the path with its separators turned into dashes) and unique (a hash of
+// the exact path: "/a-b" and "/a/b" get different directories). The
+// workspace's lock lives there whatever run dir a process uses.
+func DefaultRunDir(ws string) (string, error) {
+	home, err := StateHome()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "flower", "projects", slug(ws)), nil
+}
+
+func slug(ws string) string {
+	sum := sha256.Sum256([]byte(ws))
+	name := strings.Trim(strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			return r
+		}
+		return '-'
+	}, ws), "-.")
+	if len(name) > 80 {
+		name = name[len(name)-80:] // the end of a path says the most
+	}
+	return name + "-" + hex.EncodeToString(sum[:4])
+}
+
+// HasState reports whether runDir holds a store (or the state an older
+// flower kept in JSON): whether there may be work to continue there.
+func HasState(runDir string) bool {
+	for _, name := range []string{StoreFile, oldStateFile} {
+		if _, err := os.Stat(filepath.Join(runDir, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// SameDir reports whether a and b name the same directory.
+func SameDir(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if a == b || filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
+
+// Tilde shows a path with ~ for the home directory.
+func Tilde(p string) string {
+	if home, err := os.UserHomeDir(); err == nil && home != "/" && strings.HasPrefix(p, home+"/") {
+		return "~" + strings.TrimPrefix(p, home)
+	}
+	return p
+}

@@ -1,0 +1,115 @@
+package flower
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/wake"
+	"github.com/flower-run/flower/workflow"
+	"github.com/flower-run/flower/workflow/starter"
+)
+
+// Prepare readies the workspace for a wake of flower's starter flow and
+// decides what this start does (package wake): the workbench .flower/
+// exists, the notes the agent deleted are written back from the store
+// (said on Options.Notice), a --new start archives the thread. A Pass plan
+// needs no Start: see wake.CountWake.
+func (h *Host) Prepare(ctx context.Context, o wake.Options) (wake.Plan, error) {
+	if err := ensureWorkbench(h.ws); err != nil {
+		return wake.Plan{}, err
+	}
+	restored, err := starter.SyncNotes(ctx, h.store, h.ws)
+	if err != nil {
+		return wake.Plan{}, err
+	}
+	if len(restored) > 0 {
+		noteTo(h.notice(), "note: restored %s from the store (it had been deleted)", strings.Join(restored, " and "))
+	}
+	return wake.Prepare(ctx, h.store, h.runDir, h.ws, o, time.Now())
+}
+
+// DriveOptions shape the starter flow's runs.
+type DriveOptions struct {
+	Rounds   int     // work rounds after a failed verdict
+	MaxTurns int     // model responses per step
+	Budget   float64 // USD per step (0: no limit)
+	Recheck  bool    // a fresh judge only: no work, no rework
+}
+
+// Drive carries out a prepared plan with flower's starter flow (clarify,
+// goals, work, judge) on the started runtime; events go to Start's sink.
+func (h *Host) Drive(ctx context.Context, plan wake.Plan, o DriveOptions) workflow.Outcome {
+	if h.rt == nil {
+		return workflow.Outcome{Err: fmt.Errorf("flower: Drive before Start")}
+	}
+	flow := func(task, said, phrase string) *workflow.Workflow {
+		return starter.New(starter.Options{Workspace: h.ws, Task: task, Said: said, Phrase: phrase, Model: h.backend.Model,
+			Rounds: o.Rounds, MaxTurns: o.MaxTurns, Budget: o.Budget, Keep: h.store, Recheck: o.Recheck})
+	}
+	return plan.Drive(ctx, h.rt, workflow.Options{RunDir: h.runDir, Sink: h.sink, Locked: true}, flow)
+}
+
+// Archive archives the workspace's thread (lineage, brief, goals) under
+// .flower/archive: the next start begins afresh (/new, R3.13).
+func (h *Host) Archive(ctx context.Context) error {
+	_, err := starter.Archive(context.WithoutCancel(ctx), h.store, h.runDir, h.ws, time.Now())
+	return err
+}
+
+// ensureWorkbench creates the workbench .flower/ with a .gitignore of
+// everything, so a `git add -A` never commits flower's notes. A
+// workbench the person made is left as it is.
+func ensureWorkbench(ws string) error {
+	dir := filepath.Join(ws, starter.WorkbenchDir)
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("# flower's workbench: notes, handoffs, spilled results\n*\n"), 0o644); err != nil {
+		return fmt.Errorf("create %s/.gitignore: %w", dir, err)
+	}
+	return nil
+}
+
+// LastContext is the context size of a session's last model response.
+func LastContext(ctx context.Context, s store.Store, ws, id string) int {
+	if id == "" {
+		return 0
+	}
+	e, ok, err := s.Last(ctx, store.SessionKey(ws, id), store.KindAssistant)
+	if err != nil || !ok || e.Usage == nil {
+		return 0
+	}
+	return e.Usage.Context()
+}
+
+// Run runs a workflow of the caller's own on the started runtime, or
+// finishes the run of it a crash cut: Options' RunDir, Sink and Locked are
+// the Host's (it holds the run dir), and a step or judge whose Spec names
+// no model gets the Host's.
+func (h *Host) Run(ctx context.Context, w *workflow.Workflow, o workflow.Options) workflow.Outcome {
+	if h.rt == nil {
+		return workflow.Outcome{Err: fmt.Errorf("flower: Run before Start")}
+	}
+	wc := *w
+	wc.Steps = slices.Clone(w.Steps)
+	for i := range wc.Steps {
+		wc.Steps[i].Spec.Model = cmp.Or(wc.Steps[i].Spec.Model, h.backend.Model)
+	}
+	if w.Judge != nil {
+		j := *w.Judge
+		j.Spec.Model = cmp.Or(j.Spec.Model, h.backend.Model)
+		wc.Judge = &j
+	}
+	o.RunDir, o.Sink, o.Locked = h.runDir, h.sink, true
+	return wc.Run(ctx, h.rt, o)
+}
