@@ -48,9 +48,9 @@
 // crash may lose the latest events, never corrupt anything; the run waits
 // on no flush for them.
 //
-// An entry's body is the binary body of store/sqlite (drawn in its doc.go),
-// so an entry has one encoding in both stores and loads without JSON
-// decoding. Runs, results and meta are JSON text, as in SQLite.
+// An entry's body is the binary body of store/internal/codec (drawn in
+// store/sqlite's doc.go), so an entry has one encoding in both stores and
+// loads without JSON decoding; neither store links the other. Runs, results and meta are JSON text, as in SQLite.
 //
 // The columns and their meaning are those of store/sqlite; seq columns are
 // identities, which PostgreSQL hands out in insert order but may leave gaps
