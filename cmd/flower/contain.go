@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -20,8 +19,8 @@ import (
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/tool"
-	"github.com/flower-run/flower/workflow"
 	"github.com/flower-run/flower/workflow/starter"
 )
 
@@ -136,16 +135,15 @@ func lockWorkspace(ws, runDir string, now time.Time) (unlock func(), err error) 
 // lockProject takes the lock of dir, ws's directory under the state
 // directory, refusing in one line that names the holder.
 func lockProject(ws, dir string, now time.Time) (unlock func(), err error) {
-	unlock, err = workflow.Lock(dir, now)
-	if errors.Is(err, workflow.ErrBusy) {
-		o, _ := workflow.Holder(dir)
-		return nil, &exitError{code: exitFailed, err: fmt.Errorf("%w: flower pid %d on %s has worked in %s since %s: two runs never share a workspace; wait for it to end, or see flower ps",
-			workflow.ErrBusy, o.PID, o.Host, tilde(ws), o.Since.Format("15:04:05"))}
+	l, err := sqlite.Dirs{Now: func() time.Time { return now }}.Lease(context.Background(), dir)
+	if h, ok := busyHolder(err); ok {
+		return nil, &exitError{code: exitFailed, err: fmt.Errorf("run dir %w: flower pid %d on %s has worked in %s since %s: two runs never share a workspace; wait for it to end, or see flower ps",
+			store.ErrBusy, h.PID, h.Host, tilde(ws), h.Since.Local().Format("15:04:05"))}
 	}
 	if err != nil {
 		return nil, &exitError{code: exitFailed, err: err}
 	}
-	return unlock, nil
+	return l.Release, nil
 }
 
 // containFlags are the flags of issue 10 every command shares.

@@ -190,7 +190,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return starter.New(starter.Options{Workspace: ws, Task: task, Said: said, Phrase: phrase, Model: b.model,
 			Rounds: judgeRounds(f.rounds), MaxTurns: f.maxTurns, Budget: f.budget, Keep: s, Recheck: f.recheck})
 	}
-	outc := plan.Drive(ctx, rt, workflow.Options{RunDir: g.runDir, Sink: sink, Locked: true}, flow)
+	outc := plan.Drive(ctx, rt, workflow.Options{RunDir: g.runDir, Sink: sink}, flow)
 	if startOver.Load() {
 		return archiveNow(ctx, s, ws, g.runDir, out)
 	}
@@ -321,7 +321,7 @@ func wakeExit(ctx context.Context, o workflow.Outcome, cost float64, out io.Writ
 		return nil
 	case o.Interrupted || ctx.Err() != nil:
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("stopped: run flower again here to continue where it stopped")}
-	case errors.Is(o.Err, workflow.ErrBusy):
+	case errors.Is(o.Err, store.ErrBusy):
 		return &exitError{code: exitFailed, err: o.Err}
 	case o.Err != nil:
 		return &exitError{code: exitFailed, err: fmt.Errorf("%v (run flower again here to retry)", o.Err)}
