@@ -150,7 +150,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	defer o.Close()
 	sink := redacting(sec, func(e event.Event) { fe.sink(e); o.Observe(e) })
 	ch := human.New(human.Options{Sink: sink, MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout),
-		Workbench: filepath.Join(ws, starter.WorkbenchDir), Store: s, JournalKey: store.SessionKey(ws, humanJournal)})
+		Workbench: filepath.Join(ws, starter.WorkbenchDir), Store: s, JournalKey: store.SideLog(ws, store.HumanJournal)})
 	if err := ch.Restore(ctx); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -267,10 +267,6 @@ const storeFile = "sessions.db"
 // derived data that lets a wake of a long session ask the model before
 // the session has loaded (agent.Options.Views).
 const viewsDir = "views"
-
-// humanJournal is the session id under which the human channel keeps the
-// person's mail and the asks (no session of an agent has this id).
-const humanJournal = "~human"
 
 // openRunDir opens the run dir's store, creating it if needed, and imports
 // the run state an older flower kept in JSON files.
