@@ -14,6 +14,9 @@ import (
 	"github.com/flower-run/flower/workflow"
 )
 
+// Every refusal of a lease says who holds it, one way whatever the store:
+// "run dir in use: flower pid ...", wrapping store.ErrBusy.
+
 // LockWorkspace makes this process the only one working in ws, whatever
 // run dir each uses (issue 10): the lock is in ws's default run dir. It
 // is the run dir's own lock, taken with the store, when runDir is that
@@ -29,16 +32,57 @@ func LockWorkspace(ws, runDir string, now time.Time) (unlock func(), err error) 
 	return LockProject(ws, dir, now)
 }
 
-// LockProject takes the lock of dir, ws's default run dir, refusing in
-// one line that names the holder.
+// LockProject takes the lock of dir, ws's default run dir.
 func LockProject(ws, dir string, now time.Time) (unlock func(), err error) {
-	unlock, err = workflow.Lock(dir, now)
-	if errors.Is(err, workflow.ErrBusy) {
-		o, _ := workflow.Holder(dir)
-		return nil, fmt.Errorf("%w: flower pid %d on %s has worked in %s since %s: two runs never share a workspace; wait for it to end, or see flower ps",
-			workflow.ErrBusy, o.PID, o.Host, Tilde(ws), o.Since.Format("15:04:05"))
+	l, err := sqlite.Dirs{Now: func() time.Time { return now }}.Lease(context.Background(), dir)
+	if h, ok := BusyHolder(err); ok {
+		return nil, fmt.Errorf("run dir %w: flower pid %d on %s has worked in %s since %s: two runs never share a workspace; wait for it to end, or see flower ps",
+			store.ErrBusy, h.PID, h.Host, Tilde(ws), h.Since.Local().Format("15:04:05"))
 	}
-	return unlock, err
+	if err != nil {
+		return nil, err
+	}
+	return l.Release, nil
+}
+
+// LeaseRunDir takes the run dir's file lock (store/sqlite, Dirs).
+func LeaseRunDir(ctx context.Context, dir string) (store.Lease, error) {
+	l, err := sqlite.Dirs{}.Lease(ctx, dir)
+	if h, ok := BusyHolder(err); ok {
+		return nil, fmt.Errorf("run dir %w: flower pid %d on %s has driven %s since %s: wait for it to end or stop it (flower ps shows it)",
+			store.ErrBusy, h.PID, h.Host, dir, h.Since.Local().Format("15:04:05"))
+	}
+	return l, err
+}
+
+// LeaseWorkspace opens the database store at url and takes the lease on
+// ws: every write of the lease's Store goes through the lease's
+// connection.
+func LeaseWorkspace(ctx context.Context, url, ws string) (*postgres.DB, *postgres.Lease, error) {
+	db, err := postgres.Open(ctx, url)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := db.Acquire(ctx, ws)
+	if h, ok := BusyHolder(err); ok {
+		err = fmt.Errorf("run dir %w: flower pid %d on %s has driven %s since %s (lease in %s): wait for it to end or stop it (flower ps shows it)",
+			store.ErrBusy, h.PID, h.Host, Tilde(h.Name), h.Since.Local().Format("15:04:05"), db)
+	}
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return db, l, nil
+}
+
+// BusyHolder is the holder that refused a lease, if err is a refusal
+// (store.BusyError).
+func BusyHolder(err error) (store.Holder, bool) {
+	var busy *store.BusyError
+	if !errors.As(err, &busy) {
+		return store.Holder{}, false
+	}
+	return busy.Holder, true
 }
 
 // drive takes the workspace's store for this process; release gives it
@@ -46,19 +90,20 @@ func LockProject(ws, dir string, now time.Time) (unlock func(), err error) {
 // workspace's lease (an advisory lock), and every write goes through the
 // lease's connection, so a flower that lost its lease cannot write any
 // more (store/postgres, Lease). A second driver is refused at once either
-// way, naming the holder.
+// way, naming the holder. Run state an older flower kept in JSON files is
+// imported.
 func drive(ctx context.Context, ws, runDir, url string, notice io.Writer) (s store.Store, release func(), err error) {
 	if url == "" {
-		unlock, err := workflow.Lock(runDir, time.Now())
+		l, err := LeaseRunDir(ctx, runDir)
 		if err != nil {
 			return nil, nil, err
 		}
 		db, err := sqlite.Open(filepath.Join(runDir, StoreFile))
 		if err != nil {
-			unlock()
+			l.Release()
 			return nil, nil, err
 		}
-		s, release = db, func() { db.Close(); unlock() }
+		s, release = db, func() { db.Close(); l.Release() }
 	} else {
 		db, l, err := LeaseWorkspace(ctx, url, ws)
 		if err != nil {
@@ -75,32 +120,4 @@ func drive(ctx context.Context, ws, runDir, url string, notice io.Writer) (s sto
 		noteTo(notice, "note: %s", note)
 	}
 	return s, release, nil
-}
-
-// LeaseWorkspace opens the database store at url and takes the lease on
-// ws. A held lease is refused with an error wrapping workflow.ErrBusy
-// that names the holder and the database.
-func LeaseWorkspace(ctx context.Context, url, ws string) (*postgres.DB, *postgres.Lease, error) {
-	db, err := postgres.Open(ctx, url)
-	if err != nil {
-		return nil, nil, err
-	}
-	l, err := db.Lease(ctx, ws)
-	if err != nil {
-		db.Close()
-		return nil, nil, leaseErr(err, db)
-	}
-	return db, l, nil
-}
-
-// leaseErr words a refused lease as the run dir's lock words it
-// (workflow.ErrBusy), naming the holder and the database.
-func leaseErr(err error, db *postgres.DB) error {
-	var busy *postgres.BusyError
-	if !errors.As(err, &busy) {
-		return err
-	}
-	h := busy.Holder
-	return fmt.Errorf("%w: flower pid %d on %s has driven %s since %s (lease in %s): wait for it to end or stop it (flower ps shows it)",
-		workflow.ErrBusy, h.PID, h.Host, Tilde(h.Name), h.Since.Local().Format("15:04:05"), db)
 }

@@ -14,10 +14,6 @@ import (
 	"github.com/flower-run/flower/workflow/starter"
 )
 
-// HumanJournal is the session id under which the human channel keeps the
-// person's mail and the asks (no session of an agent has this id).
-const HumanJournal = "~human"
-
 // viewsDir, in the run directory, holds snapshots of sessions' views:
 // derived data that lets a wake of a long session ask the model before
 // the session has loaded (agent.Options.Views).
@@ -97,7 +93,7 @@ func (h *Host) openChannel(ctx context.Context, o *HumanOptions, sink event.Sink
 		return nil, nil
 	}
 	h.channel = human.New(human.Options{Sink: sink, MaxAsks: o.MaxAsks, Timeout: o.Timeout,
-		Workbench: filepath.Join(h.ws, starter.WorkbenchDir), Store: h.store, JournalKey: store.SessionKey(h.ws, HumanJournal)})
+		Workbench: filepath.Join(h.ws, starter.WorkbenchDir), Store: h.store, JournalKey: store.SideLog(h.ws, store.HumanJournal)})
 	if err := h.channel.Restore(ctx); err != nil {
 		return nil, err
 	}

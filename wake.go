@@ -53,7 +53,7 @@ func (h *Host) Drive(ctx context.Context, plan wake.Plan, o DriveOptions) workfl
 		return starter.New(starter.Options{Workspace: h.ws, Task: task, Said: said, Phrase: phrase, Model: h.backend.Model,
 			Rounds: o.Rounds, MaxTurns: o.MaxTurns, Budget: o.Budget, Keep: h.store, Recheck: o.Recheck})
 	}
-	return plan.Drive(ctx, h.rt, workflow.Options{RunDir: h.runDir, Sink: h.sink, Locked: true}, flow)
+	return plan.Drive(ctx, h.rt, workflow.Options{RunDir: h.runDir, Sink: h.sink}, flow)
 }
 
 // Archive archives the workspace's thread (lineage, brief, goals) under
@@ -93,7 +93,7 @@ func LastContext(ctx context.Context, s store.Store, ws, id string) int {
 }
 
 // Run runs a workflow of the caller's own on the started runtime, or
-// finishes the run of it a crash cut: Options' RunDir, Sink and Locked are
+// finishes the run of it a crash cut: Options' RunDir, Sink and Leaser are
 // the Host's (it holds the run dir), and a step or judge whose Spec names
 // no model gets the Host's.
 func (h *Host) Run(ctx context.Context, w *workflow.Workflow, o workflow.Options) workflow.Outcome {
@@ -110,6 +110,6 @@ func (h *Host) Run(ctx context.Context, w *workflow.Workflow, o workflow.Options
 		j.Spec.Model = cmp.Or(j.Spec.Model, h.backend.Model)
 		wc.Judge = &j
 	}
-	o.RunDir, o.Sink, o.Locked = h.runDir, h.sink, true
+	o.RunDir, o.Sink, o.Leaser = h.runDir, h.sink, nil
 	return wc.Run(ctx, h.rt, o)
 }

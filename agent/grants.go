@@ -8,13 +8,10 @@ import (
 	"github.com/flower-run/flower/store"
 )
 
-// grantsSession is the store session, per workspace, that keeps the ask
-// rules a person allowed "for this run": a grant lives as long as its
-// workflow run, across crashes and wakes, so a resumed run never asks
-// again what the person already allowed (issue 10). Like the human
-// journal, it holds note entries and no metadata (it is no session of the
-// model's, and `flower sessions` does not list it).
-const grantsSession = "~grants"
+// The ask rules a person allowed "for this run" are kept in the side log
+// store.Grants of the workspace: a grant lives as long as its workflow
+// run, across crashes and wakes, so a resumed run never asks again what
+// the person already allowed (issue 10).
 
 // grantRecord is one grant entry's text.
 type grantRecord struct {
@@ -27,7 +24,7 @@ type grantRecord struct {
 // called (flower once, an embedder without runs), grants last as long
 // as the Runtime.
 func (r *Runtime) SetRun(ctx context.Context, runID string) error {
-	entries, err := r.store.Load(ctx, r.key(grantsSession, ""))
+	entries, err := r.store.Load(ctx, r.key(store.Grants, ""))
 	if err != nil {
 		return fmt.Errorf("load the permission grants: %w", err)
 	}
@@ -61,7 +58,7 @@ func (r *Runtime) grant(ctx context.Context, rules []string) error {
 		if err != nil {
 			return err
 		}
-		e := store.Entry{UUID: r.newID(), Key: r.key(grantsSession, ""), Kind: store.KindNote, Time: r.now(), Text: string(text)}
+		e := store.Entry{UUID: r.newID(), Key: r.key(store.Grants, ""), Kind: store.KindNote, Time: r.now(), Text: string(text)}
 		if err := r.store.Append(context.WithoutCancel(ctx), e); err != nil {
 			return fmt.Errorf("keep the permission grant: %w", err)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/flower-run/flower/store"
 )
 
-const journalKey = "~human"
+const journalKey = store.HumanJournal
 
 // mailFixture is a runtime whose human channel journals in the runtime's
 // store, as the CLI wires it.

@@ -19,7 +19,7 @@ import (
 // across crashes. A crash is a new Channel and Follower over the same
 // store, as in journal_test.go.
 
-const journalKey = "-ws/~human"
+var journalKey = store.SideLog("/ws", store.HumanJournal)
 
 // driver is one process's channel over s, restored, with its follower.
 type driver struct {

@@ -17,7 +17,7 @@ import (
 
 func journaled(t *testing.T, s store.Store) *Channel {
 	t.Helper()
-	opts := Options{Store: s, JournalKey: "-ws/~human", Workbench: t.TempDir(), Timeout: Forever}
+	opts := Options{Store: s, JournalKey: store.SideLog("/ws", store.HumanJournal), Workbench: t.TempDir(), Timeout: Forever}
 	c := New(opts)
 	if err := c.Restore(context.Background()); err != nil {
 		t.Fatal(err)

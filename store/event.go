@@ -13,7 +13,7 @@ import (
 // runtime.
 type Event struct {
 	// Stream names the sequence the event belongs to: a run's id, or a
-	// workspace's stream for flower serve (store.SessionKey(ws, "~events")).
+	// workspace's stream for flower serve (store.SideLog(ws, store.EventLog)).
 	Stream string `json:"stream"`
 	// Seq numbers the event in its stream, from 1; the publisher assigns
 	// it, and numbers may be skipped (kinds that are never stored).

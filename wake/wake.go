@@ -109,7 +109,7 @@ func Check(ws string, hasStore bool, o Options) error {
 }
 
 // Prepare archives the thread when o.New, then decides. The caller holds
-// the run dir's lock (workflow.Lock): archiving must not race another
+// the run dir's lock (store/sqlite, Dirs): archiving must not race another
 // driver of the thread.
 func Prepare(ctx context.Context, s store.Store, runDir, ws string, o Options, now time.Time) (Plan, error) {
 	if o.New {

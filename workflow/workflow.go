@@ -88,8 +88,9 @@ type Options struct {
 	Now    func() time.Time
 	// NoRestore starts a new run even when the last one was cut (R5.6).
 	NoRestore bool
-	// Locked says the caller already holds the run dir's lock (see Lock).
-	Locked bool
+	// Leaser, when set, leases RunDir to the run: Run takes the lease
+	// first and gives it up at the end. Nil: the caller holds it already.
+	Leaser store.Leaser
 	// SameWake does not count a wake: this process already did, in an
 	// earlier Run (the one that finished a run a crash cut).
 	SameWake bool
@@ -115,16 +116,17 @@ type Outcome struct {
 }
 
 // Run runs the workflow, or finishes the run a crash cut.
-// Only one live process may drive the runs of a run dir: a second one gets
-// an Outcome whose Err wraps ErrBusy and names the holder.
+// Only one live process may drive the runs of a run dir: with a Leaser, a
+// second one gets an Outcome whose Err wraps store.ErrBusy and names the
+// holder.
 func (w *Workflow) Run(ctx context.Context, rt *agent.Runtime, opts Options) Outcome {
 	r := newRunner(w, rt, opts)
-	if !opts.Locked {
-		unlock, err := Lock(r.opts.RunDir, r.opts.Now())
+	if opts.Leaser != nil {
+		l, err := opts.Leaser.Lease(ctx, r.opts.RunDir)
 		if err != nil {
 			return Outcome{Err: err}
 		}
-		defer unlock()
+		defer l.Release()
 	}
 	return r.runAll(ctx)
 }

@@ -156,7 +156,7 @@ func runDiscard(ctx context.Context, g *globals, id string, out io.Writer) error
 	switch {
 	case err == nil:
 		defer unlock()
-	case !errors.Is(err, workflow.ErrBusy):
+	case !errors.Is(err, store.ErrBusy):
 		return &exitError{code: exitFailed, err: err}
 	default:
 		if err := drivenElsewhere(ctx, g, s, ws, id); err != nil {
@@ -205,8 +205,8 @@ func reset(ctx context.Context, g *globals, yes bool, in io.Reader, out io.Write
 	if _, err := os.Stat(g.runDir); err == nil || g.hasStore() {
 		ws, _ := filepath.Abs(g.workspace)
 		unlock, err := g.lockWorkspace(ctx, ws)
-		if errors.Is(err, workflow.ErrBusy) {
-			return &exitError{code: exitFailed, err: busyForReset(g, err)}
+		if errors.Is(err, store.ErrBusy) {
+			return &exitError{code: exitFailed, err: busyForReset(ctx, g, err)}
 		}
 		if err != nil {
 			return &exitError{code: exitFailed, err: err}

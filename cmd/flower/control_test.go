@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/workflow"
 )
 
@@ -358,7 +360,7 @@ func TestDiscardWhileAFlowerStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := startFlower(t, dir, env, false, args()...)
-	crashPoll(t, "the starting flower's lock", a.done, func() bool { _, live := workflow.Holder(runDir); return live })
+	crashPoll(t, "the starting flower's lock", a.done, func() bool { h, _ := sqlite.Dirs{}.Holder(context.Background(), runDir); return h.Live })
 	r := runFlower(t, dir, nil, "discard", cut)
 	if r.code != exitFailed || !strings.Contains(r.stderr, fmt.Sprintf("pid %d is starting", a.cmd.Process.Pid)) {
 		t.Errorf("discard while a flower starts: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -396,7 +398,7 @@ func TestReset(t *testing.T) {
 	if st, _ := psLine(ps(t, dir, "--all"), cut); st != string(store.RunDiscarded) {
 		t.Errorf("after --reset, ps --all shows %s as %q, want discarded", cut, st)
 	}
-	if _, live := workflow.Holder(filepath.Join(dir, "runs")); live {
+	if h, _ := (sqlite.Dirs{}).Holder(context.Background(), filepath.Join(dir, "runs")); h.Live {
 		t.Error("--reset left the run dir locked")
 	}
 	if r := runFlower(t, dir, env, args()...); r.code != 0 || strings.Contains(r.stdout, "finishing run") {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/event/eventlog"
 	"github.com/flower-run/flower/front/web"
 	"github.com/flower-run/flower/human"
@@ -76,13 +75,13 @@ func (a *runsAPI) run(w http.ResponseWriter, r *http.Request) (store.Run, bool) 
 
 // remote is the human channel of run, through the database.
 func (a *runsAPI) remote(run store.Run) human.Remote {
-	return human.Remote{Store: a.db, Key: store.SessionKey(run.Workspace, flower.HumanJournal), Since: run.Created.Add(-askSlack)}
+	return human.Remote{Store: a.db, Key: store.SideLog(run.Workspace, store.HumanJournal), Since: run.Created.Add(-askSlack)}
 }
 
 // nudge tells the run's driver to read its journal now; a lost
 // notification only costs it its poll.
 func (a *runsAPI) nudge(ctx context.Context, run store.Run) {
-	_ = a.db.Notify(ctx, inboundChannel, store.SessionKey(run.Workspace, flower.HumanJournal))
+	_ = a.db.Notify(ctx, inboundChannel, store.SideLog(run.Workspace, store.HumanJournal))
 }
 
 type wireEvent struct {
@@ -103,7 +102,7 @@ func (a *runsAPI) events(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rd := eventlog.Reader{Log: a.db, Stream: store.SessionKey(run.Workspace, eventsSession)}
+	rd := eventlog.Reader{Log: a.db, Stream: store.SideLog(run.Workspace, store.EventLog)}
 	ns, err := rd.After(r.Context(), after, maxEvents)
 	if err != nil {
 		apiFail(w, http.StatusInternalServerError, oneLineErr(err))

@@ -16,11 +16,6 @@ import (
 	"github.com/flower-run/flower/store/sqlite"
 )
 
-// eventsSession is the session id under a workspace's key of the stream
-// flower serve shows: one stream per workspace, numbered on across wakes
-// and restarts of flower serve, so a page resumes by its last seq.
-const eventsSession = "~events"
-
 // serveEvents is flower serve's event stream, kept in the store (issue
 // 14): the broker numbers on from the stored stream, a writer stores each
 // event (deltas excepted) off the run's goroutine, and the Web server reads
@@ -33,7 +28,7 @@ type serveEvents struct {
 
 // newServeEvents starts the stream of workspace ws after its stored events.
 func newServeEvents(ctx context.Context, g *globals, ws string) (*serveEvents, error) {
-	stream := store.SessionKey(ws, eventsSession)
+	stream := store.SideLog(ws, store.EventLog)
 	start, lost, err := storedStart(ctx, g, stream)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/event/eventlog"
 	"github.com/flower-run/flower/human"
@@ -91,7 +90,7 @@ func storedStream(ctx context.Context, s store.Store, ws string) *serveEvents {
 	if !ok {
 		return nil
 	}
-	key := store.SessionKey(ws, eventsSession)
+	key := store.SideLog(ws, store.EventLog)
 	start, lost, err := eventlog.Resume(ctx, log, key)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "flower: events are not stored this time:", err)
@@ -126,7 +125,7 @@ func follow(ctx context.Context, run wakeRun, ws string) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	if l, ok := run.store.(listener); ok {
-		key := store.SessionKey(ws, flower.HumanJournal)
+		key := store.SideLog(ws, store.HumanJournal)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

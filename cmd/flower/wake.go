@@ -234,7 +234,7 @@ func wakeExit(ctx context.Context, o workflow.Outcome, cost float64, out io.Writ
 		return nil
 	case o.Interrupted || ctx.Err() != nil:
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("stopped: run flower again here to continue where it stopped")}
-	case errors.Is(o.Err, workflow.ErrBusy):
+	case errors.Is(o.Err, store.ErrBusy):
 		return &exitError{code: exitFailed, err: o.Err}
 	case o.Err != nil:
 		return &exitError{code: exitFailed, err: fmt.Errorf("%v (run flower again here to retry)", o.Err)}

@@ -108,7 +108,7 @@ func TestWorkers(t *testing.T) {
 		hs, _ := db.Holders(ctx)
 		for _, h := range hs {
 			if h.Live && (slicesContainsPID(workers[1], h.PID) || slicesContainsPID(workers[2], h.PID)) {
-				pgtest.Exec(t, url, fmt.Sprintf("SELECT pg_terminate_backend(%d, 10000)", h.Backend))
+				pgtest.Exec(t, url, fmt.Sprintf("SELECT pg_terminate_backend(backend, 10000) FROM leases WHERE pid = %d", h.PID))
 				term = h.Name
 				return true
 			}

@@ -69,7 +69,7 @@ func BenchmarkTurnCommits(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer db.Close()
-		l, err := db.Lease(ctx, "/w")
+		l, err := db.Acquire(ctx, "/w")
 		if err != nil {
 			b.Fatal(err)
 		}

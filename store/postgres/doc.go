@@ -48,9 +48,9 @@
 // crash may lose the latest events, never corrupt anything; the run waits
 // on no flush for them.
 //
-// An entry's body is the binary body of store/sqlite (drawn in its doc.go),
-// so an entry has one encoding in both stores and loads without JSON
-// decoding. Runs, results and meta are JSON text, as in SQLite.
+// An entry's body is the binary body of store/internal/codec (drawn in
+// store/sqlite's doc.go), so an entry has one encoding in both stores and
+// loads without JSON decoding; neither store links the other. Runs, results and meta are JSON text, as in SQLite.
 //
 // The columns and their meaning are those of store/sqlite; seq columns are
 // identities, which PostgreSQL hands out in insert order but may leave gaps
@@ -65,13 +65,45 @@ package postgres
 // through that connection (Lease.Store): a process that lost the
 // connection lost the lock and the ability to commit together, so a
 // stale driver can never write over its successor (fencing). A second
-// driver is refused at once with a *BusyError naming the holder, as the run
-// dir's file lock refuses one. The lease is per workspace, not per run:
-// a workspace's runs share its files and its thread (lineage), so two of
-// its runs must not be driven at once anyway. The leases table (name,
-// host, pid, backend, since, heartbeat) describes holders for people;
-// Holders reports each as live when its backend still holds the lock
-// (pg_locks), and the holder stamps heartbeat every HeartbeatEvery (5 s).
+// driver is refused at once with a *store.BusyError naming the holder, as
+// the run dir's file lock refuses one. The lease is per workspace, not per
+// run: a workspace's runs share its files and its thread (lineage), so two
+// of its runs must not be driven at once anyway. The leases table (name,
+// host, pid, backend, since, heartbeat) describes holders; the holder
+// stamps heartbeat every TTL/3 (LeaseTTL, default 30 s: every 10 s), and
+// Holders reports a lease as live when its backend still holds the lock
+// (pg_locks) and its heartbeat is no older than the TTL.
+//
+// # A holder that stops
+//
+// A lock lives as long as its session, and a session as long as its
+// connection: a holder stopped with SIGSTOP, or hung, keeps both, and with
+// the lock alone no one would ever take its runs over (issue 19). So a
+// lease whose heartbeat is older than the TTL is taken over: Lease ends
+// the stale holder's session with pg_terminate_backend, on the backend
+// pg_locks says holds the lock, and takes the lock once that backend has
+// exited. Check, kill and wait are one statement, judged by the server's
+// clock, which stamped the heartbeat: the workers' clocks need not agree.
+//
+// The other way was a fenced lease row: a lease is a row with an expiry
+// and a token that grows with every takeover, and every write checks the
+// token in its transaction. It would work without the right to end
+// another's session, but every write would pay for the check, and every
+// write path would need it in its statements (storetest cannot prove none
+// was forgotten), beside the advisory lock or instead of it, giving up the
+// instant failover of a dead process. Ending the backend keeps the one
+// mechanism flower already relies on: a lease and the ability to write
+// live on one connection, so after a takeover the stale holder writes
+// nothing, whatever it was doing (its open transaction, if any, is rolled
+// back), and its next use of the connection fails and closes Lease.Lost.
+// The price: the role of a worker must be allowed to end the sessions of
+// the role of the others, which holds when all use one role (or grant
+// pg_signal_backend), and pg_terminate_backend's wait needs PostgreSQL 14.
+//
+// The TTL bounds how long a stopped holder blocks its workspace, at the
+// price of taking over one that is merely slow: a stamp is one UPDATE, so
+// only a process stopped, or starved, for a whole TTL loses its lease.
+// Every process sharing a database must use the same TTL.
 //
 // Failover time, the time from a driver's death to another's taking its
 // workspace, depends on how the driver died:
@@ -79,6 +111,9 @@ package postgres
 //   - its process died (crash, SIGKILL, OOM): the kernel closes the
 //     socket, the server ends the session and frees the lock at once;
 //     another worker can take it on its next claim;
+//   - it stopped (SIGSTOP, a hang, a paused VM): its heartbeat goes stale,
+//     and the next Lease after the TTL, at most TTL + TTL/3 after its last
+//     stamp, ends its session and takes over;
 //   - an operator ran pg_terminate_backend(backend) (Lease.Backend, or
 //     leases.backend): the lock is freed as the backend exits, at once;
 //     the old driver's next write fails and Lease.Lost closes;
@@ -87,10 +122,10 @@ package postgres
 //     3 of them (tcp_keepalives_idle/interval/count, set per connection
 //     unless the URL sets them), and tcp_user_timeout 25 s for data left
 //     unacknowledged, so the lock is freed about 25 s after the last
-//     packet. Lower them in the URL (?tcp_keepalives_idle=5&...)
-//     for a faster failover at the cost of more false ones on a flaky
-//     network. Over a Unix socket there is no keepalive, and no vanishing
-//     machine either.
+//     packet, or earlier by the TTL. Lower them in the URL
+//     (?tcp_keepalives_idle=5&...) for a faster failover at the cost of
+//     more false ones on a flaky network. Over a Unix socket there is no
+//     keepalive, and no vanishing machine either.
 //
 // A driver cut off from the database cannot commit, so it runs at most
 // the one tool call whose intent it had already committed: that op is

@@ -8,8 +8,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/internal/codec"
 	"github.com/flower-run/flower/store/internal/rows"
-	"github.com/flower-run/flower/store/sqlite"
 )
 
 // column is the text of a time column (rows.TimeLayout).
@@ -44,7 +44,7 @@ func encodeEntries(entries []store.Entry) ([]entryRow, error) {
 			return nil, fmt.Errorf("uuid %s: %w", e.UUID, store.ErrDuplicate)
 		}
 		batch[e.UUID] = true
-		body, err := sqlite.EncodeEntry(nil, &e)
+		body, err := codec.AppendEntry(nil, &e)
 		if err != nil {
 			return nil, fmt.Errorf("encode entry %s: %w", e.UUID, err)
 		}
@@ -73,7 +73,7 @@ func (d *DB) Load(ctx context.Context, key string) ([]store.Entry, error) {
 		if err := rows.Scan(&seq, &body); err != nil {
 			return nil, fmt.Errorf("load %s: %w", key, err)
 		}
-		e, err := sqlite.DecodeEntry(seq, string(body))
+		e, err := codec.DecodeEntry(seq, string(body))
 		if err != nil {
 			return nil, fmt.Errorf("load %s: %w", key, err)
 		}
@@ -98,7 +98,7 @@ func (d *DB) Last(ctx context.Context, key string, kind store.Kind) (store.Entry
 	if err != nil {
 		return store.Entry{}, false, fmt.Errorf("last %s of %s: %w", kind, key, err)
 	}
-	e, err := sqlite.DecodeEntry(seq, string(body))
+	e, err := codec.DecodeEntry(seq, string(body))
 	if err != nil {
 		return store.Entry{}, false, fmt.Errorf("last %s of %s: %w", kind, key, err)
 	}

@@ -8,12 +8,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/flower-run/flower/store"
-	"github.com/flower-run/flower/store/sqlite"
+	"github.com/flower-run/flower/store/internal/codec"
 )
 
 // LoadHeads is Load with the content of each tool result over over bytes
 // cut to its first head bytes (store.Heads): the body of a large result is
-// read as its start and its end (sqlite.HeadQuery), so most of its content
+// read as its start and its end (codec.HeadSpans), so most of its content
 // stays in the server and off the wire. A body that does not decode that
 // way is read again whole.
 func (d *DB) LoadHeads(ctx context.Context, key string, over, head int) ([]store.Entry, error) {
@@ -26,7 +26,7 @@ func (d *DB) LoadHeadsFrom(ctx context.Context, key, from string, over, head int
 	if head < 1 || head >= over {
 		return nil, fmt.Errorf("load %s: head %d must be in [1, over %d)", key, head, over)
 	}
-	cutAbove, prefix, tail := sqlite.HeadSpans(over, head)
+	cutAbove, prefix, tail := codec.HeadSpans(over, head)
 	rows, err := d.pool.Query(ctx, `SELECT seq, length(body), CASE WHEN kind = 'tool_result' AND length(body) > $2
 		THEN substr(body, 1, $3) || substr(body, length(body) - $4 + 1) ELSE body END
 		FROM entries WHERE key = $1 AND ($5 = '' OR seq >= (SELECT seq FROM entries WHERE uuid = $5 AND key = $1))
@@ -35,7 +35,7 @@ func (d *DB) LoadHeadsFrom(ctx context.Context, key, from string, over, head int
 		return nil, fmt.Errorf("load %s: %w", key, err)
 	}
 	defer rows.Close()
-	h := sqlite.HeadRows{Over: over, Head: head}
+	h := codec.HeadRows{Over: over, Head: head}
 	for rows.Next() {
 		var seq int64
 		var size int
@@ -75,7 +75,7 @@ func (d *DB) entry(ctx context.Context, key string, seq int64) (store.Entry, boo
 	if err != nil {
 		return store.Entry{}, false, fmt.Errorf("entry seq %d of %s: %w", seq, key, err)
 	}
-	e, err := sqlite.DecodeEntry(seq, string(body))
+	e, err := codec.DecodeEntry(seq, string(body))
 	return e, err == nil, err
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,32 +24,25 @@ import (
 // fencing without tokens. The leases table only describes holders for
 // people (flower ps): who, since when, and a heartbeat.
 
-// ErrBusy is returned by Lease when another live process holds the lease.
-var ErrBusy = errors.New("lease held by another process")
+// DefaultTTL is how long a lease's holder may go without a heartbeat
+// before another process takes the lease over, unless Open is given
+// LeaseTTL. The holder stamps its heartbeat every TTL/3.
+const DefaultTTL = 30 * time.Second
 
-// HeartbeatEvery is how often a lease's holder stamps its heartbeat.
-const HeartbeatEvery = 5 * time.Second
+// Option configures a DB (Open).
+type Option func(*DB)
 
-// Holder is who holds a lease, as the leases table says.
-type Holder struct {
-	Name      string // what is leased: a workspace
-	Host      string
-	PID       int
-	Backend   int // the server process of the lease's connection
-	Since     time.Time
-	Heartbeat time.Time
-	Live      bool // the advisory lock is held now
+// LeaseTTL sets the TTL of the leases this DB takes and judges: a holder
+// heartbeats every ttl/3, and a lease whose heartbeat is older than ttl is
+// taken over by the next Lease (doc.go, Leases). It must be the same for
+// every process sharing the database.
+func LeaseTTL(ttl time.Duration) Option {
+	return func(d *DB) {
+		if ttl > 0 {
+			d.ttl = ttl
+		}
+	}
 }
-
-// BusyError is a lease refused because another process holds it.
-type BusyError struct{ Holder Holder }
-
-func (e *BusyError) Error() string {
-	h := e.Holder
-	return fmt.Sprintf("%v: flower pid %d on %s has driven %s since %s", ErrBusy, h.PID, h.Host, h.Name, h.Since.Local().Format("15:04:05"))
-}
-
-func (e *BusyError) Unwrap() error { return ErrBusy }
 
 // lockKey is the advisory lock key of name: a hash of the schema and the
 // name, so that stores in different schemas of one database do not
@@ -64,32 +58,66 @@ type Lease struct {
 	mu   sync.Mutex // the connection serves one call at a time
 	conn *pgx.Conn
 
+	paused   atomic.Bool   // tests: the heartbeat skips its stamps
 	lost     chan struct{} // closed when the connection is found dead
 	lostOnce sync.Once
 	stop     chan struct{}
 	done     chan struct{}
 }
 
-// Lease takes the lease on name for this process, or fails at once with a
-// *BusyError naming the holder.
-func (d *DB) Lease(ctx context.Context, name string) (*Lease, error) {
+var (
+	_ store.Leaser = (*DB)(nil)
+	_ store.Lease  = (*Lease)(nil)
+)
+
+// Lease is Acquire for the store.Leaser interface.
+func (d *DB) Lease(ctx context.Context, name string) (store.Lease, error) {
+	l, err := d.Acquire(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Acquire takes the lease on name for this process, or fails at once with
+// a *store.BusyError naming the holder. A holder whose heartbeat is older
+// than the TTL is taken over: its connection is ended
+// (pg_terminate_backend), and the lock with it (doc.go, Leases).
+func (d *DB) Acquire(ctx context.Context, name string) (*Lease, error) {
 	pc, err := d.pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("lease %s: %w", name, err)
 	}
 	conn := pc.Hijack() // out of the pool: its lock lives and dies with it
-	var got bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(`+lockKey+`)`, name).Scan(&got); err != nil {
+	l, err := d.take(ctx, conn, name)
+	if err != nil {
 		conn.Close(context.Background())
+		return nil, err
+	}
+	go l.heartbeat()
+	return l, nil
+}
+
+// take takes the lock on conn, taking over a stale holder, and describes
+// the new holder in the leases table.
+func (d *DB) take(ctx context.Context, conn *pgx.Conn, name string) (*Lease, error) {
+	got, err := tryLock(ctx, conn, name)
+	if err == nil && !got {
+		var ended bool
+		if ended, err = d.endStale(ctx, conn, name); ended {
+			got, err = tryLock(ctx, conn, name)
+		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("lease %s: %w", name, err)
 	}
 	if !got {
-		conn.Close(context.Background())
-		h, _, err := d.holder(ctx, name)
+		h, err := d.holder(ctx, name)
 		if err != nil {
 			return nil, fmt.Errorf("lease %s: %w", name, err)
 		}
-		return nil, &BusyError{Holder: h}
+		h.Live = true
+		return nil, &store.BusyError{Holder: h}
 	}
 	host, _ := os.Hostname()
 	_, err = conn.Exec(ctx, `INSERT INTO leases (name, host, pid, backend, since, heartbeat)
@@ -97,19 +125,44 @@ func (d *DB) Lease(ctx context.Context, name string) (*Lease, error) {
 		ON CONFLICT (name) DO UPDATE SET host = excluded.host, pid = excluded.pid, backend = excluded.backend,
 		since = excluded.since, heartbeat = excluded.heartbeat`, name, host, os.Getpid())
 	if err != nil {
-		conn.Close(context.Background())
 		return nil, fmt.Errorf("lease %s: %w", name, err)
 	}
-	l := &Lease{db: d, name: name, conn: conn, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
-	go l.heartbeat()
-	return l, nil
+	return &Lease{db: d, name: name, conn: conn, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}, nil
 }
 
-// heartbeat stamps the lease every HeartbeatEvery; a failed stamp means
-// the connection, and with it the lock, is gone.
+func tryLock(ctx context.Context, conn *pgx.Conn, name string) (bool, error) {
+	var got bool
+	err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(`+lockKey+`)`, name).Scan(&got)
+	return got, err
+}
+
+// endStale ends the session of name's holder if its heartbeat is older
+// than the TTL, and reports whether it did. One statement finds the
+// backend holding the lock, checks the heartbeat its row stamped and
+// terminates it, waiting up to 10 s for it to exit: a holder that stamps
+// meanwhile is spared, and a lock whose row names another backend (a
+// holder between its lock and its row) is left alone. Times are the
+// server's, so the machines' clocks need not agree.
+func (d *DB) endStale(ctx context.Context, conn *pgx.Conn, name string) (bool, error) {
+	rows, err := conn.Query(ctx, `SELECT pg_terminate_backend(k.pid, 10000)
+		FROM pg_locks k JOIN leases l ON l.backend = k.pid AND l.name = $1
+		WHERE `+heldBy+` AND l.heartbeat < clock_timestamp() - make_interval(secs => $2)`, name, d.ttl.Seconds())
+	if err != nil {
+		return false, fmt.Errorf("take over a stale holder: %w", err)
+	}
+	ended, err := pgx.CollectRows(rows, pgx.RowTo[bool])
+	if err != nil {
+		return false, fmt.Errorf("take over a stale holder: %w", err)
+	}
+	return len(ended) > 0 && ended[0], nil
+}
+
+// heartbeat stamps the lease every TTL/3; a failed stamp means the
+// connection, and with it the lock, is gone.
 func (l *Lease) heartbeat() {
 	defer close(l.done)
-	t := time.NewTicker(HeartbeatEvery)
+	every := l.db.ttl / 3
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
@@ -117,8 +170,11 @@ func (l *Lease) heartbeat() {
 			return
 		case <-t.C:
 		}
+		if l.paused.Load() {
+			continue
+		}
 		l.mu.Lock()
-		ctx, cancel := context.WithTimeout(context.Background(), HeartbeatEvery)
+		ctx, cancel := context.WithTimeout(context.Background(), every)
 		_, err := l.conn.Exec(ctx, `UPDATE leases SET heartbeat = now() WHERE name = $1 AND backend = pg_backend_pid()`, l.name)
 		cancel()
 		l.mu.Unlock()
@@ -218,47 +274,58 @@ func (s *leased) PutSummary(ctx context.Context, key, text string) error {
 
 func (s *leased) Close() error { return nil }
 
-// holderQuery reads leases with whether each is live: its backend still
-// holds the advisory lock of its name (a bigint key is split over
-// classid, the high half, and objid, the low half, in pg_locks).
-const holderQuery = `SELECT l.name, l.host, l.pid, l.backend, l.since, l.heartbeat,
-	EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.granted AND k.objsubid = 1
-		AND k.pid = l.backend AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-		AND ((k.classid::bigint << 32) | k.objid::bigint) = hashtextextended(current_schema() || '/' || l.name, 0))
-	FROM leases l`
+// heldBy is true of a pg_locks row k that is the advisory lock of lease
+// row l's name held by its backend (a bigint key is split over classid,
+// the high half, and objid, the low half).
+const heldBy = `k.locktype = 'advisory' AND k.granted AND k.objsubid = 1
+	AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+	AND ((k.classid::bigint << 32) | k.objid::bigint) = hashtextextended(current_schema() || '/' || l.name, 0)`
 
-// holder returns the lease row of name; ok is false if there is none.
-func (d *DB) holder(ctx context.Context, name string) (Holder, bool, error) {
-	hs, err := d.queryHolders(ctx, holderQuery+` WHERE l.name = $1`, name)
+// holderQuery reads the lease rows ($2: of that name, NULL: all) with
+// whether each is live: its backend still holds the lock, and its
+// heartbeat is no older than the TTL ($1, seconds).
+const holderQuery = `SELECT l.name, l.host, l.pid, l.since, l.heartbeat,
+	EXISTS (SELECT 1 FROM pg_locks k WHERE k.pid = l.backend AND ` + heldBy + `)
+	AND l.heartbeat >= clock_timestamp() - make_interval(secs => $1)
+	FROM leases l WHERE $2::text IS NULL OR l.name = $2`
+
+// Holder returns who holds name, or held it last: a zero Holder (but for
+// its Name) if no one.
+func (d *DB) Holder(ctx context.Context, name string) (store.Holder, error) {
+	return d.holder(ctx, name)
+}
+
+func (d *DB) holder(ctx context.Context, name string) (store.Holder, error) {
+	hs, err := d.queryHolders(ctx, &name)
 	if err != nil || len(hs) == 0 {
-		return Holder{Name: name}, false, err
+		return store.Holder{Name: name}, err
 	}
-	return hs[0], true, nil
+	return hs[0], nil
 }
 
 // Holders lists the lease rows, live or not, by name.
-func (d *DB) Holders(ctx context.Context) (map[string]Holder, error) {
-	hs, err := d.queryHolders(ctx, holderQuery)
+func (d *DB) Holders(ctx context.Context) (map[string]store.Holder, error) {
+	hs, err := d.queryHolders(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]Holder, len(hs))
+	out := make(map[string]store.Holder, len(hs))
 	for _, h := range hs {
 		out[h.Name] = h
 	}
 	return out, nil
 }
 
-func (d *DB) queryHolders(ctx context.Context, q string, args ...any) ([]Holder, error) {
-	rows, err := d.pool.Query(ctx, q, args...)
+func (d *DB) queryHolders(ctx context.Context, name *string) ([]store.Holder, error) {
+	rows, err := d.pool.Query(ctx, holderQuery, d.ttl.Seconds(), name)
 	if err != nil {
 		return nil, fmt.Errorf("leases: %w", err)
 	}
 	defer rows.Close()
-	var out []Holder
+	var out []store.Holder
 	for rows.Next() {
-		var h Holder
-		if err := rows.Scan(&h.Name, &h.Host, &h.PID, &h.Backend, &h.Since, &h.Heartbeat, &h.Live); err != nil {
+		var h store.Holder
+		if err := rows.Scan(&h.Name, &h.Host, &h.PID, &h.Since, &h.Heartbeat, &h.Live); err != nil {
 			return nil, fmt.Errorf("leases: %w", err)
 		}
 		out = append(out, h)

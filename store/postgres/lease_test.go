@@ -1,12 +1,16 @@
 package postgres_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
@@ -24,13 +28,13 @@ func TestLeaseBusy(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
 	a, b := openAt(t, url), openAt(t, url)
-	l, err := a.Lease(ctx, "/w/a")
+	l, err := a.Acquire(ctx, "/w/a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = b.Lease(ctx, "/w/a")
-	var busy *postgres.BusyError
-	if !errors.As(err, &busy) || !errors.Is(err, postgres.ErrBusy) || busy.Holder.PID != os.Getpid() ||
+	_, err = b.Acquire(ctx, "/w/a")
+	var busy *store.BusyError
+	if !errors.As(err, &busy) || !errors.Is(err, store.ErrBusy) || busy.Holder.PID != os.Getpid() ||
 		!strings.Contains(err.Error(), fmt.Sprintf("flower pid %d on ", os.Getpid())) {
 		t.Fatalf("second Lease = %v, want ErrBusy naming pid %d", err, os.Getpid())
 	}
@@ -48,7 +52,7 @@ func TestLeaseBusy(t *testing.T) {
 	}
 	l.Release()
 	l.Release() // twice is harmless
-	l2, err := b.Lease(ctx, "/w/a")
+	l2, err := b.Acquire(ctx, "/w/a")
 	if err != nil {
 		t.Fatalf("Lease after Release: %v", err)
 	}
@@ -63,7 +67,7 @@ func TestLeaseFencing(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
 	a, b := openAt(t, url), openAt(t, url)
-	l, err := a.Lease(ctx, "/w/a")
+	l, err := a.Acquire(ctx, "/w/a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +82,7 @@ func TestLeaseFencing(t *testing.T) {
 	}
 	pgtest.Exec(t, url, fmt.Sprintf("SELECT pg_terminate_backend(%d, 10000)", backend))
 
-	l2, err := b.Lease(ctx, "/w/a")
+	l2, err := b.Acquire(ctx, "/w/a")
 	if err != nil {
 		t.Fatalf("Lease after the holder's backend was terminated: %v", err)
 	}
@@ -111,7 +115,7 @@ func TestLeaseStoreConformance(t *testing.T) {
 	}
 	storetestRun(t, func(t *testing.T) store.Store {
 		db := openNew(t)
-		l, err := db.Lease(context.Background(), "/w")
+		l, err := db.Acquire(context.Background(), "/w")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,12 +130,236 @@ type closer struct {
 
 func (c closer) Close() error { return c.close() }
 
-func openAt(t *testing.T, url string) *postgres.DB {
+func openAt(t *testing.T, url string, opts ...postgres.Option) *postgres.DB {
 	t.Helper()
-	db, err := postgres.Open(context.Background(), url)
+	db, err := postgres.Open(context.Background(), url, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// TestLeaseTakeoverAfterTTL: a holder that stops heartbeating keeps its
+// lease until its heartbeat is older than the TTL; then the next Lease
+// takes it over, and the stale holder can write nothing more (issue 19).
+// Time passes by ageing the heartbeat in the row, on the server's clock
+// that judges it.
+func TestLeaseTakeoverAfterTTL(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	const ttl = 30 * time.Second
+	a, b := openAt(t, url, postgres.LeaseTTL(ttl)), openAt(t, url, postgres.LeaseTTL(ttl))
+	l, err := a.Acquire(ctx, "/w/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	postgres.PauseHeartbeat(l) // A stops showing signs of life
+	old := l.Store()
+	if err := old.Append(ctx, note("k", 0)); err != nil {
+		t.Fatal(err)
+	}
+	age := func(d time.Duration) {
+		pgtest.Exec(t, url, fmt.Sprintf(`UPDATE leases SET heartbeat = now() - interval '%d milliseconds' WHERE name = '/w/a'`, d.Milliseconds()))
+	}
+
+	age(ttl - time.Second)
+	if _, err := b.Acquire(ctx, "/w/a"); !errors.Is(err, store.ErrBusy) {
+		t.Fatalf("Lease before the TTL = %v, want ErrBusy", err)
+	}
+	if h, err := b.Holder(ctx, "/w/a"); err != nil || !h.Live || h.PID != os.Getpid() {
+		t.Fatalf("Holder before the TTL = %+v, %v; want live", h, err)
+	}
+
+	age(ttl + time.Second)
+	if h, err := b.Holder(ctx, "/w/a"); err != nil || h.Live {
+		t.Fatalf("Holder after the TTL = %+v, %v; want not live", h, err)
+	}
+	l2, err := b.Acquire(ctx, "/w/a")
+	if err != nil {
+		t.Fatalf("Lease after the TTL: %v", err)
+	}
+	defer l2.Release()
+	if h, err := b.Holder(ctx, "/w/a"); err != nil || !h.Live {
+		t.Fatalf("Holder after the takeover = %+v, %v; want live", h, err)
+	}
+	if err := old.Append(ctx, note("k", 1)); err == nil || !strings.Contains(err.Error(), "lease on /w/a lost") {
+		t.Fatalf("Append by the stale holder = %v, want the lease lost", err)
+	}
+	select {
+	case <-l.Lost():
+	default:
+		t.Error("Lost not closed after the stale holder's write failed")
+	}
+	if err := l2.Store().Append(ctx, note("k", 2)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.Load(ctx, "k"); err != nil || len(got) != 2 || got[1].UUID != "k#2" {
+		t.Errorf("entries %v, %v; want k#0 and k#2 only", got, err)
+	}
+}
+
+// The child process of the takeover tests: it takes the lease and
+// appends to key "child" until a write fails.
+const (
+	childEnv = "FLOWER_LEASE_CHILD" // the URL of the child's store
+	childTTL = "FLOWER_LEASE_CHILD_TTL"
+)
+
+// TestLeaseTakeoverOfAStoppedProcess: a real holder stopped with SIGSTOP
+// is taken over within 2 TTLs of its stop; woken with SIGCONT, it writes
+// nothing more: its next write fails (issue 19).
+func TestLeaseTakeoverOfAStoppedProcess(t *testing.T) {
+	if url := os.Getenv(childEnv); url != "" {
+		leaseChild(url)
+		return
+	}
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	const ttl = time.Second
+	child, out := startChild(t, url, ttl, "^TestLeaseTakeoverOfAStoppedProcess$")
+	b := openAt(t, url, postgres.LeaseTTL(ttl))
+	if err := child.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	l := acquireBy(t, b, "/w/a", stopped.Add(2*ttl))
+	defer l.Release()
+	t.Logf("takeover %v after SIGSTOP (TTL %v)", time.Since(stopped).Round(time.Millisecond), ttl)
+	before, err := b.Load(ctx, "child")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := child.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	last := waitChild(t, child, out)
+	if !strings.HasPrefix(last, "lost") {
+		t.Errorf("the woken child's last words: %q, want a failed write", last)
+	}
+	after, err := b.Load(ctx, "child")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Errorf("the stale holder wrote %d entries after the takeover", len(after)-len(before))
+	}
+}
+
+// TestLeaseTakeoverOfAKilledProcess: a holder killed with SIGKILL loses
+// its lease with its connection, long before its TTL.
+func TestLeaseTakeoverOfAKilledProcess(t *testing.T) {
+	if url := os.Getenv(childEnv); url != "" {
+		leaseChild(url)
+		return
+	}
+	url := pgtest.URL(t)
+	const ttl = time.Hour // a takeover is not the TTL's doing
+	child, _ := startChild(t, url, ttl, "^TestLeaseTakeoverOfAKilledProcess$")
+	b := openAt(t, url, postgres.LeaseTTL(ttl))
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	l := acquireBy(t, b, "/w/a", killed.Add(10*time.Second))
+	defer l.Release()
+	t.Logf("takeover %v after SIGKILL", time.Since(killed).Round(time.Millisecond))
+}
+
+// startChild starts the lease child running test and returns once it
+// holds the lease, with its output.
+func startChild(t *testing.T, url string, ttl time.Duration, test string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run="+test)
+	cmd.Env = append(os.Environ(), childEnv+"="+url, childTTL+"="+ttl.String())
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Process.Signal(syscall.SIGCONT); cmd.Wait() })
+	sc := bufio.NewScanner(pipe)
+	for sc.Scan() {
+		if sc.Text() == "held" {
+			return cmd, sc
+		}
+		if strings.HasPrefix(sc.Text(), "lease:") {
+			t.Fatalf("child: %s", sc.Text())
+		}
+	}
+	t.Fatalf("the child ended without the lease: %v", sc.Err())
+	return nil, nil
+}
+
+// waitChild waits for the child to end and returns its last line.
+func waitChild(t *testing.T, cmd *exec.Cmd, out *bufio.Scanner) string {
+	t.Helper()
+	var last string
+	for out.Scan() {
+		if !strings.HasPrefix(out.Text(), "ack") {
+			last = out.Text()
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("child: %v", err)
+	}
+	return last
+}
+
+// acquireBy takes name's lease through db, trying again while it is busy
+// until deadline.
+func acquireBy(t *testing.T, db *postgres.DB, name string, deadline time.Time) *postgres.Lease {
+	t.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		l, err := db.Acquire(context.Background(), name)
+		if err == nil {
+			return l
+		}
+		if !errors.Is(err, store.ErrBusy) {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still refused at the deadline: %v", err)
+		}
+		<-tick.C
+	}
+}
+
+// leaseChild is the child: it takes the lease on /w/a, says "held", and
+// appends to key "child" every 10 ms, saying "ack i" after each, until a
+// write fails: then it says "lost: why" and exits.
+func leaseChild(url string) {
+	ttl, err := time.ParseDuration(os.Getenv(childTTL))
+	if err != nil {
+		fmt.Println("lease:", err)
+		os.Exit(1)
+	}
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, url, postgres.LeaseTTL(ttl))
+	if err != nil {
+		fmt.Println("lease:", err)
+		os.Exit(1)
+	}
+	l, err := db.Acquire(ctx, "/w/a")
+	if err != nil {
+		fmt.Println("lease:", err)
+		os.Exit(1)
+	}
+	fmt.Println("held")
+	s := l.Store()
+	tick := time.NewTicker(10 * time.Millisecond)
+	for i := 0; ; i++ {
+		if err := s.Append(ctx, note("child", i)); err != nil {
+			fmt.Println("lost:", err)
+			os.Exit(0)
+		}
+		fmt.Printf("ack %d\n", i)
+		<-tick.C
+	}
 }

@@ -23,7 +23,8 @@ var _ store.Store = (*DB)(nil)
 // processes on many machines.
 type DB struct {
 	pool  *pgxpool.Pool
-	where string // the URL without its password, for error texts
+	where string        // the URL without its password, for error texts
+	ttl   time.Duration // of the leases it takes and judges (LeaseTTL)
 }
 
 // IsURL reports whether s names a PostgreSQL store (postgres:// or
@@ -36,10 +37,13 @@ func IsURL(s string) bool {
 // are missing and upgrading older ones. A schema that is not a session
 // store is refused with an error wrapping store.ErrNotStore; a store of
 // another version with one wrapping store.ErrSchema.
-func Open(ctx context.Context, url string) (*DB, error) {
+func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	d, err := connect(ctx, url)
 	if err != nil {
 		return nil, err
+	}
+	for _, o := range opts {
+		o(d)
 	}
 	if err := d.migrate(ctx); err != nil {
 		d.pool.Close()
@@ -64,7 +68,7 @@ func connect(ctx context.Context, rawURL string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("store %s: %w", where, err)
 	}
-	return &DB{pool: pool, where: where}, nil
+	return &DB{pool: pool, where: where, ttl: DefaultTTL}, nil
 }
 
 // tune sets what a lease's failover time depends on, unless the URL says

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/flower-run/flower/store"
-	"github.com/flower-run/flower/store/sqlite"
+	"github.com/flower-run/flower/store/internal/codec"
 )
 
 var _ store.Stater = (*DB)(nil)
@@ -50,7 +50,7 @@ func (d *DB) eachOfKind(ctx context.Context, key string, kind store.Kind, fn fun
 		if err := rows.Scan(&seq, &body); err != nil {
 			return fmt.Errorf("stats of %s: %w", key, err)
 		}
-		e, err := sqlite.DecodeEntry(seq, string(body))
+		e, err := codec.DecodeEntry(seq, string(body))
 		if err != nil {
 			return fmt.Errorf("stats of %s: %w", key, err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/internal/codec"
 	"github.com/flower-run/flower/store/internal/rows"
 )
 
@@ -36,7 +37,7 @@ func encodeEntries(entries []store.Entry) ([][]any, error) {
 			return nil, fmt.Errorf("uuid %s: %w", e.UUID, store.ErrDuplicate)
 		}
 		batch[e.UUID] = true
-		body, err := appendBody(nil, &e) // Seq is not in the body: the store assigns it
+		body, err := codec.AppendEntry(nil, &e) // Seq is not in the body: the store assigns it
 		if err != nil {
 			return nil, fmt.Errorf("encode entry %s: %w", e.UUID, err)
 		}
@@ -102,7 +103,7 @@ func (d *DB) Load(ctx context.Context, key string) ([]store.Entry, error) {
 		if err := rows.Scan(&seq, &body); err != nil {
 			return nil, fmt.Errorf("load %s: %w", key, err)
 		}
-		e, err := decodeEntry(seq, body)
+		e, err := codec.DecodeEntry(seq, body)
 		if err != nil {
 			return nil, fmt.Errorf("load %s: %w", key, err)
 		}
@@ -125,23 +126,9 @@ func (d *DB) Last(ctx context.Context, key string, kind store.Kind) (store.Entry
 	if err != nil {
 		return store.Entry{}, false, fmt.Errorf("last %s of %s: %w", kind, key, err)
 	}
-	e, err := decodeEntry(seq, body)
+	e, err := codec.DecodeEntry(seq, body)
 	if err != nil {
 		return store.Entry{}, false, fmt.Errorf("last %s of %s: %w", kind, key, err)
 	}
 	return e, true, nil
-}
-
-// decodeEntry decodes a body column. Garbage is an error naming the seq,
-// never a panic: a damaged row must halt loudly, not crash the runtime.
-func decodeEntry(seq int64, body string) (store.Entry, error) {
-	e, err := decodeBody(body)
-	if err != nil {
-		return store.Entry{}, fmt.Errorf("decode entry seq %d: %w", seq, err)
-	}
-	if e.UUID == "" || e.Key == "" || e.Kind == "" { // Append refuses such an entry
-		return store.Entry{}, fmt.Errorf("decode entry seq %d: key, uuid or kind missing", seq)
-	}
-	e.Seq = seq
-	return e, nil
 }

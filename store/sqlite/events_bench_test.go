@@ -21,7 +21,7 @@ func BenchmarkAppendEvents(b *testing.B) {
 		evs := make([]store.Event, 5)
 		for i := range evs {
 			seq++
-			evs[i] = store.Event{Stream: "-home-me-proj/~events", Seq: seq, Kind: "text", Time: at,
+			evs[i] = store.Event{Stream: store.SideLog("/home/me/proj", store.EventLog), Seq: seq, Kind: "text", Time: at,
 				Body: []byte(fmt.Sprintf(`{"kind":"text","text":"event %d of a turn, about a line of model text"}`, seq))}
 		}
 		if err := db.AppendEvents(ctx, evs...); err != nil {

@@ -3,18 +3,14 @@ package sqlite
 import (
 	"database/sql"
 
-	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/internal/rows"
 )
 
 // Exported for the external tests of this package only.
-var PrefixEnd = prefixEnd // DecodeEntry is exported in codec.go
+var PrefixEnd = prefixEnd
 
 // RawDB is the connection pool under d, to inspect connection settings.
 func RawDB(d *DB) *sql.DB { return d.db }
-
-// AppendBody is the body encoder, for benchmarks and fuzzing.
-func AppendBody(dst []byte, e *store.Entry) ([]byte, error) { return appendBody(dst, e) }
 
 // Codecs of the run-state records, for fuzzing.
 var (

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/internal/codec"
 )
 
 var _ store.Stater = (*DB)(nil)
@@ -31,7 +32,7 @@ func (d *DB) Stats(ctx context.Context, key string) (store.Stats, error) {
 		if err := rows.Scan(&seq, &body); err != nil {
 			return st, fmt.Errorf("stats of %s: %w", key, err)
 		}
-		e, err := decodeEntry(seq, body)
+		e, err := codec.DecodeEntry(seq, body)
 		if err != nil {
 			return st, fmt.Errorf("stats of %s: %w", key, err)
 		}
@@ -58,7 +59,7 @@ func (d *DB) firstPrompt(ctx context.Context, key string) (string, error) {
 		if err := rows.Scan(&seq, &body); err != nil {
 			return "", fmt.Errorf("stats of %s: %w", key, err)
 		}
-		e, err := decodeEntry(seq, body)
+		e, err := codec.DecodeEntry(seq, body)
 		if err != nil {
 			return "", fmt.Errorf("stats of %s: %w", key, err)
 		}

@@ -22,7 +22,7 @@ var keptNotes = []string{BriefPath, GoalsPath}
 
 // noteKey is the store key of a note's latest text: a summary, so only
 // the newest counts and nothing is rewritten.
-func noteKey(ws, rel string) string { return store.SessionKey(ws, "~notes/"+rel) }
+func noteKey(ws, rel string) string { return store.SideLog(ws, store.Notes(rel)) }
 
 // SyncNotes keeps the notes of workspace ws: one that exists is saved to
 // the store when its text changed; one that is missing (or emptied) is

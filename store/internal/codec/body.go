@@ -1,4 +1,4 @@
-package sqlite
+package codec
 
 import (
 	"encoding/binary"
@@ -12,7 +12,7 @@ import (
 )
 
 // bodyVersion is the first byte of every body: the version of the format
-// drawn in doc.go. On-disk format: change only with a new version.
+// drawn in store/sqlite's doc.go. On-disk format: change only with a new version.
 const bodyVersion = 1
 
 // Bits of the presence byte: which optional parts follow.
@@ -39,8 +39,8 @@ const (
 	opAll = opIsError | opDenied | opCut
 )
 
-// appendBody appends the body of e (everything but Seq) to dst.
-func appendBody(dst []byte, e *store.Entry) ([]byte, error) {
+// AppendEntry appends the body of e (everything but Seq) to dst.
+func AppendEntry(dst []byte, e *store.Entry) ([]byte, error) {
 	t, err := e.Time.MarshalBinary()
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func (w *writer) message(m *model.Message) error {
 
 var errShort = errors.New("body ends early")
 
-// decodeBody decodes what appendBody wrote. Any other input is an error,
+// decodeBody decodes what AppendEntry wrote. Any other input is an error,
 // never a panic, and never an allocation larger than the input. Every
 // string of the entry is a slice of body, so decoding copies no text.
 func decodeBody(body string) (store.Entry, error) { return decodeWith(&reader{s: body}) }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package workflow
+package sqlite
 
 import (
 	"os"
