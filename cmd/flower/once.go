@@ -111,8 +111,7 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	// No one answers questions in once: an ask rule denies (R9.3).
 	rt, err := agent.New(agent.Options{Workspace: g.workspace, Store: s, Provider: b.provider,
 		Retry: b.retrier(), Trim: !g.noTrim, Policies: cfg.Policies(), Instructions: projectInstructions(rtWorkspace(g)),
-		ToolEnv: box.toolEnv(toolEnv(ws, g.runDir)), Secrets: knownSecrets(cfg), Permissions: box.rules, Sources: sources,
-		Views: filepath.Join(g.runDir, viewsDir)})
+		ToolEnv: box.toolEnv(toolEnv(ws, g.runDir)), Secrets: knownSecrets(cfg), Permissions: box.rules, Sources: sources})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

@@ -162,8 +162,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	rt, err := agent.New(agent.Options{Workspace: ws, Store: s, Provider: b.provider, Retry: b.retrier(), Trim: !g.noTrim,
 		Tools: append(ch.Tools(), workflow.VerdictTool{}), Policies: cfg.Policies(), Instructions: projectInstructions(ws),
 		Mail: ch, MailTool: human.InboxName,
-		ToolEnv: box.toolEnv(toolEnv(ws, g.runDir)), Secrets: sec, Permissions: box.rules, Asker: ch, Sources: sources,
-		Views: filepath.Join(g.runDir, viewsDir)})
+		ToolEnv: box.toolEnv(toolEnv(ws, g.runDir)), Secrets: sec, Permissions: box.rules, Asker: ch, Sources: sources})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -263,10 +262,6 @@ func hasRunDir(runDir string) bool {
 
 const storeFile = "sessions.db"
 
-// viewsDir, in the run directory, holds snapshots of sessions' views:
-// derived data that lets a wake of a long session ask the model before
-// the session has loaded (agent.Options.Views).
-const viewsDir = "views"
 
 // humanJournal is the session id under which the human channel keeps the
 // person's mail and the asks (no session of an agent has this id).
