@@ -88,6 +88,7 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 		return err
 	}
 	defer unlock()
+	removeOldViews(g.runDir)
 	b, err := chooseBackend(g.model, modelClient(g, cfg))
 	if err != nil {
 		return err

@@ -114,6 +114,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return err
 	}
 	defer release()
+	removeOldViews(g.runDir)
 	if err := ensureWorkbench(ws); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -262,6 +263,15 @@ func hasRunDir(runDir string) bool {
 
 const storeFile = "sessions.db"
 
+// oldViewsDir, in a run dir written by an older flower, holds the
+// snapshots of sessions' views its speculative wake kept (removed in
+// issue 19). Nothing reads them now.
+const oldViewsDir = "views"
+
+// removeOldViews deletes a run dir's old snapshots, megabytes a long
+// session, by a process that holds the run dir's lock. A failure leaves
+// them, which costs disk space and nothing else.
+func removeOldViews(runDir string) { _ = os.RemoveAll(filepath.Join(runDir, oldViewsDir)) }
 
 // humanJournal is the session id under which the human channel keeps the
 // person's mail and the asks (no session of an agent has this id).
