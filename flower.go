@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -126,6 +127,10 @@ func Open(ctx context.Context, o Options) (_ *Host, err error) {
 	}
 	h.store = s
 	h.closers = append(h.closers, release)
+	// An older flower kept snapshots of views here, megabytes a long
+	// session, that nothing reads any more (issue 19). Under the lock; a
+	// failure costs disk space and nothing else.
+	_ = os.RemoveAll(filepath.Join(h.runDir, oldViewsDir))
 	return h, nil
 }
 

@@ -19,6 +19,8 @@ const (
 	StoreFile = "sessions.db"
 	// oldStateFile is the run state an older flower kept in JSON.
 	oldStateFile = "state.json"
+	// oldViewsDir held an older flower's snapshots of sessions' views.
+	oldViewsDir = "views"
 )
 
 // StateHome is $XDG_STATE_HOME, or ~/.local/state when it is unset or not

@@ -14,11 +14,6 @@ import (
 	"github.com/flower-run/flower/workflow/starter"
 )
 
-// viewsDir, in the run directory, holds snapshots of sessions' views:
-// derived data that lets a wake of a long session ask the model before
-// the session has loaded (agent.Options.Views).
-const viewsDir = "views"
-
 // StartOptions say what a started Host's agents get besides the workspace.
 type StartOptions struct {
 	// Sink receives every event of the runs, secrets scrubbed; nil drops them.
@@ -75,8 +70,7 @@ func (h *Host) Start(ctx context.Context, o StartOptions) error {
 	}
 	ao := agent.Options{Workspace: h.ws, Store: h.store, Provider: b.Provider, Retry: b.Retrier(), Trim: !h.opts.NoTrim,
 		Tools: append(tools, o.Tools...), Policies: h.cfg.Policies(), Instructions: Instructions(h.ws),
-		ToolEnv: h.toolEnv(), Secrets: h.secrets, Permissions: h.rules, Sources: sources,
-		Views: filepath.Join(h.runDir, viewsDir)}
+		ToolEnv: h.toolEnv(), Secrets: h.secrets, Permissions: h.rules, Sources: sources}
 	if h.channel != nil {
 		ao.Mail, ao.MailTool, ao.Asker = h.channel, human.InboxName, h.channel
 	}

@@ -52,9 +52,7 @@ func (f *fixture) runtimeWith(opts agent.Options) *agent.Runtime {
 	if opts.Store == nil {
 		opts.Store = openStore(f.t, f.ws) // a new handle, as a new process has
 	}
-	if opts.Provider == nil {
-		opts.Provider = anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: f.srv.URL})
-	}
+	opts.Provider = anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: f.srv.URL})
 	rt, err := agent.New(opts)
 	if err != nil {
 		f.t.Fatal(err)

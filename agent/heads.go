@@ -26,15 +26,12 @@ func (r *Runtime) load(ctx context.Context, key string, whole bool) ([]store.Ent
 
 // whole makes a partial op of this session's entries whole, from the
 // store.
-func (s *session) whole(op *store.Op) error { return s.wholeOf(s.entries, op) }
-
-// wholeOf makes a partial op of entries, this session's, whole.
-func (s *session) wholeOf(entries []store.Entry, op *store.Op) error {
+func (s *session) whole(op *store.Op) error {
 	h, ok := s.rt.store.(store.Heads)
 	if !ok {
 		return fmt.Errorf("result %s: partial, and the store cannot read it whole", op.ID)
 	}
-	for _, e := range entries {
+	for _, e := range s.entries {
 		if e.Op != op {
 			continue
 		}

@@ -333,7 +333,7 @@ func benchFlowerSDK(b *testing.B, base []store.Entry) {
 	defer srv.Close()
 	st, ws := mem.New(), b.TempDir()
 	rt, err := agent.New(agent.Options{Workspace: ws, Store: st, Tools: sizedTools(), HandoffAt: -1, Trim: true,
-		Views: filepath.Join(ws, "views"), Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
+		Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -355,7 +355,7 @@ func benchFlowerSDK(b *testing.B, base []store.Entry) {
 // Look, then an answer) at a model latency of 0 and 50 ms: "sdk" is the
 // bare SDK loop, "flower" a new runtime on a new SQLite store per op,
 // through the anthropic adapter, set up as the CLI sets it up (trimming
-// on, a snapshot of the view kept as the run goes). Target (issue 12):
+// on). Target (issue 12):
 // flower ≤ 1.05x the bare loop at 50 ms, ≤ 1.5x at 0 ms.
 func BenchmarkWall12(b *testing.B) {
 	for _, latency := range []time.Duration{0, 50 * time.Millisecond} {
@@ -404,7 +404,7 @@ func BenchmarkWall12(b *testing.B) {
 					b.Fatal(err)
 				}
 				rt, err := agent.New(agent.Options{Workspace: ws, Store: db, Tools: sizedTools(), Trim: true,
-					Views: filepath.Join(ws, "runs", "views"), Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
+					Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -423,13 +423,6 @@ func BenchmarkWall12(b *testing.B) {
 // checkpointed) holding the session. Target (issue
 // 12): RSS ≤ 2x the stored bytes + 20 MB. Run it with -benchtime 1x.
 func BenchmarkRSS(b *testing.B) {
-	b.Run("plain", func(b *testing.B) { benchRSS(b, false) })
-	// As the CLI runs: trimming on, and a snapshot of the view kept as the
-	// run goes (its view and encoded messages held by the shadow).
-	b.Run("cli", func(b *testing.B) { benchRSS(b, true) })
-}
-
-func benchRSS(b *testing.B, cli bool) {
 	const turns = 10_000
 	for b.Loop() {
 		ws := b.TempDir()
@@ -439,12 +432,7 @@ func benchRSS(b *testing.B, cli bool) {
 			b.Fatal(err)
 		}
 		m := &meter{}
-		opts := agent.Options{Workspace: ws, Store: db, Provider: &pureLooping{looping{m: m}}, HandoffAt: -1, Tools: sizedTools()}
-		if cli {
-			opts.Trim, opts.Views = true, filepath.Join(ws, "runs", "views")
-			opts.Provider = speculating{opts.Provider.(*pureLooping), anthropic.New(anthropic.Config{APIKey: "k"})}
-		}
-		rt, err := agent.New(opts)
+		rt, err := agent.New(agent.Options{Workspace: ws, Store: db, Provider: &pureLooping{looping{m: m}}, HandoffAt: -1, Tools: sizedTools()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -469,18 +457,7 @@ func benchRSS(b *testing.B, cli bool) {
 	}
 }
 
-// speculating is pureLooping with the Anthropic adapter's encoding of
-// requests (model.Speculator), which a run needs to keep a snapshot; it
-// sends nothing over the network.
-type speculating struct {
-	*pureLooping
-	*anthropic.Provider
-}
-
-func (s speculating) Stream(ctx context.Context, req *model.Request, on func(model.Delta)) (*model.Response, error) {
-	return s.pureLooping.Stream(ctx, req, on)
-}
-
+// pureLooping calls only Look: a pure-only session.
 type pureLooping struct{ looping }
 
 func (p *pureLooping) Stream(ctx context.Context, req *model.Request, on func(model.Delta)) (*model.Response, error) {

@@ -47,13 +47,10 @@ func stopOf(ctx context.Context, err error) Stop {
 // an error, an interrupt without text, or ctx ends (R2.2, R2.3).
 func (r *Runtime) Run(ctx context.Context, spec Spec, prompt string, opts RunOptions) Result {
 	res := Result{Start: r.now(), Attempts: 1}
-	s, err := r.open(ctx, spec, prompt, opts, &res)
+	s, err := r.open(ctx, spec, opts, &res)
 	if err == nil {
 		res.SessionID = s.id
 		err = s.run(ctx, prompt)
-	}
-	if s != nil {
-		s.endView()
 	}
 	if err != nil && ctx.Err() != nil {
 		err = context.Cause(ctx) // why the run was stopped: "killed-by-signal", say
@@ -202,7 +199,6 @@ func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, e
 // call and never counts as an attempt.
 func (s *session) call(ctx context.Context) (*model.Response, error) {
 	req := s.request()
-	s.keepView(req)
 	retry := s.rt.retry
 	retry.OnRetry = func(n resilience.Notice) { s.emit(n.Event()) }
 	var resp *model.Response
@@ -245,7 +241,6 @@ func (s *session) commit(ctx context.Context, resp *model.Response) error {
 	if err := s.append(ctx, entries...); err != nil {
 		return err
 	}
-	s.shadowStep()
 	s.res.Turns++
 	s.res.Cost += cost
 	s.res.Context = resp.Usage.Context()

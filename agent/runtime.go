@@ -68,11 +68,6 @@ type Options struct {
 	// Sources offer tools known only once they start (MCP servers); their
 	// tools join the registry at every model call (refreshTools).
 	Sources []tool.Source
-	// Views is a directory for snapshots of sessions' views, derived data
-	// that lets a wake of a long session send its first request before
-	// the session has loaded (snapshot.go, issue 12). It belongs in the
-	// state directory, out of the agent's reach. Empty: no snapshots.
-	Views string
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -92,7 +87,6 @@ type Runtime struct {
 	mailTool  string
 	secrets   *tool.Secrets
 	sources   []tool.Source
-	views     string       // Options.Views
 	shells    *tool.Shells // Bash's background commands; stopped when a top-level run ends
 	perms     *permission.Rules
 	asker     PermissionAsker
@@ -125,7 +119,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
-		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, secrets: opts.Secrets, sources: opts.Sources, views: opts.Views, interrupt: make(chan string, 1),
+		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, secrets: opts.Secrets, sources: opts.Sources, interrupt: make(chan string, 1),
 		perms: opts.Permissions, asker: opts.Asker,
 		project: opts.Instructions, mail: opts.Mail, mailTool: opts.MailTool}
 	if r.now == nil {

@@ -46,20 +46,13 @@ type session struct {
 	view *view.Builder   // the model's view of entries, kept between calls
 	memo *model.Memo     // the provider's conversions of the view
 	defs []model.ToolDef // the tools offered, listed once per run
-	// unspeculate abandons the request a wake sent ahead from snap, the
-	// snapshot of the view it read, unless the first call took its answer
-	// (shadow.go); viewKey is the key whose snapshot the shadow keeps.
-	unspeculate func()
-	snap        *viewSnap
-	viewKey     string
-	shadow      *shadow
 	// project is the project's standing instructions, read when the Run
 	// started (see Options.Instructions).
 	project string
 }
 
 // open loads the session to continue, forks it, or starts a new one.
-func (r *Runtime) open(ctx context.Context, spec Spec, prompt string, opts RunOptions, res *Result) (*session, error) {
+func (r *Runtime) open(ctx context.Context, spec Spec, opts RunOptions, res *Result) (*session, error) {
 	s := &session{rt: r, spec: spec, opts: opts, res: res, step: opts.step, top: opts.subPath == "",
 		intents: map[string]bool{}}
 	if s.step == "" {
@@ -79,8 +72,7 @@ func (r *Runtime) open(ctx context.Context, spec Spec, prompt string, opts RunOp
 		s.id = r.newID()
 	}
 	s.key = r.key(s.id, opts.subPath)
-	s.memo = &model.Memo{} // before any request: a wake's speculation is kept for this memo
-	s.speculate(ctx, prompt)
+	s.memo = &model.Memo{}
 	entries, err := r.load(ctx, s.key, opts.Fork)
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", s.id, err)

@@ -29,7 +29,7 @@ func (s *session) viewOptions() view.Options {
 // partial op (store.Heads) is made whole, by whole, only when its file
 // must be written or checked byte for byte.
 func (r *Runtime) spill(op *store.Op, whole func(*store.Op) error) (string, error) {
-	rel := spillPath(op)
+	rel := filepath.Join(spillDir, safeName(op.ID)+".txt")
 	abs := filepath.Join(r.workspace, rel)
 	if r.spilledWhole(abs, op, whole) {
 		return rel, nil
@@ -49,9 +49,6 @@ func (r *Runtime) spill(op *store.Op, whole func(*store.Op) error) (string, erro
 	r.markSpilled(abs, int64(len(op.Content)))
 	return rel, nil
 }
-
-// spillPath is where spill puts op's text, relative to the workspace.
-func spillPath(op *store.Op) string { return filepath.Join(spillDir, safeName(op.ID)+".txt") }
 
 // spilledWhole reports whether abs holds op's content. A file this process
 // wrote or checked is trusted while it is there with its size, and so is

@@ -20,11 +20,6 @@ type Heads interface {
 	// be at least 1 and below over; a result of over bytes or fewer
 	// comes whole.
 	LoadHeads(ctx context.Context, key string, over, head int) ([]Entry, error)
-	// LoadHeadsFrom is LoadHeads of the entries of key from the one whose
-	// UUID is from on (none when key has no such entry): the end of a
-	// session whose beginning a caller keeps (a wake's snapshot of the
-	// view).
-	LoadHeadsFrom(ctx context.Context, key, from string, over, head int) ([]Entry, error)
 	// ResultContent returns the whole Op.Content of the entry of key with
 	// seq, as Load would: what a partial result left in the store. ok is
 	// false when key has no such entry or the entry no op.

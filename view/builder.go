@@ -26,23 +26,6 @@ type Builder struct {
 	last    model.Message // the newest merged message: it may still grow
 	hasLast bool
 	rep     repairer // the repaired messages before last
-	cut     Cut      // the newest place a later load may join (Cut)
-	denied  int      // index of the newest denied result, -1: none
-}
-
-// Cut is a place in a session where the view of a later load of it may
-// be joined from two parts: the messages of the entries before Entry,
-// kept from this view, and the view of the entries from Entry on, built
-// alone (agent's snapshot of a wake, issue 12). Entry is an old entry
-// beginning an assistant message right after a complete user message:
-// no call before it is open, no message merges across it, and the
-// results after it answer calls made after it. Msgs is the number of
-// this view's messages before it. Denied tells whether a denied result
-// lies before it: a later denial would drop that one, so the view of a
-// later load would differ before the cut.
-type Cut struct {
-	Entry, Msgs int
-	Denied      bool
 }
 
 // NewBuilder builds the view of entries with o, settled. It keeps no
@@ -50,8 +33,7 @@ type Cut struct {
 func NewBuilder(entries []store.Entry, o Options) *Builder {
 	o.Settled = true
 	chained, at := chain(entries)
-	b := &Builder{o: o, n: len(entries), linear: at == nil, p: newPruner(chained, at, o), denied: -1}
-	b.rep.joined = o.Joined
+	b := &Builder{o: o, n: len(entries), linear: at == nil, p: newPruner(chained, at, o)}
 	if len(entries) > 0 {
 		b.leaf = entries[len(entries)-1].UUID
 	}
@@ -90,9 +72,6 @@ func (b *Builder) Append(entries ...store.Entry) bool {
 
 // add merges the message of the entry at index i into the view.
 func (b *Builder) add(i int, e store.Entry) {
-	if e.Kind == store.KindResult && e.Op != nil && e.Op.Denied {
-		b.denied = i
-	}
 	m, ok := b.p.message(i, e)
 	if !ok {
 		return
@@ -103,50 +82,9 @@ func (b *Builder) add(i int, e store.Entry) {
 	}
 	if b.hasLast {
 		b.rep.feed(b.last)
-		b.mark(i, m)
 	}
 	b.last, b.hasLast = model.Message{Role: m.Role, Content: append([]model.Block(nil), m.Content...)}, true
 }
-
-// mark records the entry at index i, whose message m begins after the
-// repaired messages so far, as the newest cut when it can be one.
-func (b *Builder) mark(i int, m model.Message) {
-	n := len(b.rep.out)
-	if !b.linear || i > b.o.Old || m.Role != model.Assistant || n == 0 ||
-		b.rep.out[n-1].Role != model.User || len(b.rep.open) > 0 || len(cleanAssistant(m).Content) == 0 {
-		return
-	}
-	b.cut = Cut{Entry: i, Msgs: n, Denied: b.denied >= 0 && b.denied < i}
-}
-
-// Joins reports whether the view of tail, entries from the cut's on
-// (tail[0] is the cut's entry, the caller checks its id), built alone
-// with Options.Joined, continues the messages before the cut as the view
-// of the whole session would: tail is linear, and no denial in it drops
-// a call before the cut or of the cut's own message (which could leave
-// it empty), or a denial the cut's view kept.
-func (c Cut) Joins(tail []store.Entry) bool {
-	if len(tail) == 0 || !linear(tail) {
-		return false
-	}
-	calls := map[string]bool{} // the calls a denial may drop
-	for i, e := range tail {
-		switch {
-		case i > 0 && e.Kind == store.KindAssistant && e.Message != nil:
-			for _, u := range e.Message.ToolUses() {
-				calls[u.ID] = true
-			}
-		case e.Kind == store.KindResult && e.Op != nil && e.Op.Denied && (c.Denied || !calls[e.Op.ID]):
-			return false
-		}
-	}
-	return true
-}
-
-// Cut is the newest place where a later load may join this view; ok is
-// false when there is none (no old entry qualifies, or the session is
-// not linear).
-func (b *Builder) Cut() (c Cut, ok bool) { return b.cut, b.cut.Msgs > 0 }
 
 // Messages is the view: BuildWith of the entries so far followed by
 // extra, entries not yet in the session that continue its chain (results
@@ -158,7 +96,7 @@ func (b *Builder) Messages(extra ...store.Entry) []model.Message {
 	n := len(b.rep.out)
 	// Repair the newest messages on a copy of the state, starting from the
 	// last repaired message, which the newest may merge into.
-	t := repairer{open: b.rep.open, joined: b.rep.joined}
+	t := repairer{open: b.rep.open}
 	if n > 0 {
 		t.out = []model.Message{b.rep.out[n-1]}
 	}

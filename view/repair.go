@@ -21,8 +21,6 @@ func repair(msgs []model.Message) []model.Message {
 type repairer struct {
 	out  []model.Message
 	open []*model.ToolUse // calls of the last assistant message still unanswered
-	// joined: out continues messages kept elsewhere (Options.Joined)
-	joined bool
 }
 
 func (r *repairer) feed(m model.Message) {
@@ -39,7 +37,7 @@ func (r *repairer) feed(m model.Message) {
 	if len(m.Content) == 0 {
 		return
 	}
-	if len(r.out) == 0 && m.Role == model.Assistant && !r.joined {
+	if len(r.out) == 0 && m.Role == model.Assistant {
 		r.out = append(r.out, model.Message{Role: model.User, Content: []model.Block{&model.Text{Text: "(continued)"}}})
 	}
 	r.out = appendMerged(r.out, m)

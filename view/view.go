@@ -31,10 +31,6 @@ type Options struct {
 	// older denials go at the next load (a new run, a wake, a handoff).
 	// A Builder's view is settled.
 	Settled bool
-	// Joined builds the view of entries that continue messages kept from
-	// an earlier view (Cut): it does not open with a user message when the
-	// first is the model's, as the view of a whole session must.
-	Joined bool
 }
 
 // Default is the view every load gets: keep the newest denial.

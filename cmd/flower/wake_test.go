@@ -592,6 +592,14 @@ func TestCorruptFilesAreIgnored(t *testing.T) { // R3.3, SPEC §7 (no stack trac
 			t.Fatal(err)
 		}
 	}
+	// An older flower's snapshots of views (issue 19: nothing reads them).
+	views := filepath.Join(dir, "runs", "views")
+	if err := os.MkdirAll(views, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(views, "0123.view"), garbage, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	r := runFlower(t, dir, env, args()...)
 	if r.code != 0 || strings.Contains(r.stderr, "goroutine") || strings.Contains(r.stderr, "panic") {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -612,6 +620,9 @@ func TestCorruptFilesAreIgnored(t *testing.T) { // R3.3, SPEC §7 (no stack trac
 	}
 	if !starter.ParseBrief(readFile(t, filepath.Join(dir, starter.BriefPath))).Complete() {
 		t.Error("brief.md was not written again")
+	}
+	if _, err := os.Stat(views); !os.IsNotExist(err) {
+		t.Errorf("the old views/ is still in the run dir after a wake: %v", err)
 	}
 }
 

@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -53,11 +51,6 @@ var ErrStreamEnded = errors.New("stream ended early")
 type Provider struct {
 	client sdk.Client
 	cfg    Config
-
-	specMu sync.Mutex                   // guards specs
-	specs  map[*model.Memo]*speculation // requests sent ahead (speculate.go)
-	hits   atomic.Int64                 // speculations taken
-	misses atomic.Int64                 // speculations abandoned for another request
 }
 
 var _ model.Provider = (*Provider)(nil)
@@ -87,15 +80,6 @@ func (p *Provider) Stream(ctx context.Context, req *model.Request, on func(model
 	if err != nil {
 		return nil, err
 	}
-	if s := p.speculated(req.Memo, raw); s != nil {
-		return s.wait(ctx, on)
-	}
-	return p.send(ctx, params, raw, on)
-}
-
-// send streams the request whose body is raw (params are what the SDK
-// needs to know of it).
-func (p *Provider) send(ctx context.Context, params sdk.MessageNewParams, raw []byte, on func(model.Delta)) (*model.Response, error) {
 	stream := p.client.Messages.NewStreaming(ctx, params, option.WithMiddleware(sendBody(raw)))
 	defer stream.Close()
 	msg, err := accumulate(stream, on)

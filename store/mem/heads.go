@@ -25,20 +25,6 @@ func (s *Store) LoadHeads(ctx context.Context, key string, over, head int) ([]st
 	return out, err
 }
 
-// LoadHeadsFrom is LoadHeads of the entries from the one with UUID from
-// on ("": all of them).
-func (s *Store) LoadHeadsFrom(ctx context.Context, key, from string, over, head int) ([]store.Entry, error) {
-	out, err := s.LoadHeads(ctx, key, over, head)
-	if from == "" {
-		return out, err
-	}
-	i := slices.IndexFunc(out, func(e store.Entry) bool { return e.UUID == from })
-	if i < 0 {
-		return nil, err
-	}
-	return out[i:], err
-}
-
 // ResultContent returns the whole content of the op of key's entry seq.
 func (s *Store) ResultContent(ctx context.Context, key string, seq int64) (string, bool, error) {
 	if err := ctx.Err(); err != nil {

@@ -17,20 +17,13 @@ import (
 // stays in the server and off the wire. A body that does not decode that
 // way is read again whole.
 func (d *DB) LoadHeads(ctx context.Context, key string, over, head int) ([]store.Entry, error) {
-	return d.LoadHeadsFrom(ctx, key, "", over, head)
-}
-
-// LoadHeadsFrom is LoadHeads of the entries from the one with UUID from
-// on ("": all of them).
-func (d *DB) LoadHeadsFrom(ctx context.Context, key, from string, over, head int) ([]store.Entry, error) {
 	if head < 1 || head >= over {
 		return nil, fmt.Errorf("load %s: head %d must be in [1, over %d)", key, head, over)
 	}
 	cutAbove, prefix, tail := codec.HeadSpans(over, head)
 	rows, err := d.pool.Query(ctx, `SELECT seq, length(body), CASE WHEN kind = 'tool_result' AND length(body) > $2
 		THEN substr(body, 1, $3) || substr(body, length(body) - $4 + 1) ELSE body END
-		FROM entries WHERE key = $1 AND ($5 = '' OR seq >= (SELECT seq FROM entries WHERE uuid = $5 AND key = $1))
-		ORDER BY seq`, key, cutAbove, prefix, tail, from)
+		FROM entries WHERE key = $1 ORDER BY seq`, key, cutAbove, prefix, tail)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", key, err)
 	}

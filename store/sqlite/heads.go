@@ -15,29 +15,20 @@ import (
 // bytes; the cast to TEXT comes after it, as in loadEntries.
 const loadHeadsQuery = `SELECT seq, length(body), CAST(CASE WHEN kind = 'tool_result' AND length(body) > ?2
 	THEN substr(body, 1, ?3) || substr(body, length(body) - ?4 + 1) ELSE body END AS TEXT)
-	FROM entries WHERE key = ?1 AND (?5 = '' OR seq >= (SELECT seq FROM entries WHERE uuid = ?5 AND key = ?1))
-	ORDER BY seq`
+	FROM entries WHERE key = ?1 ORDER BY seq`
 
 // LoadHeads is Load with the content of each tool result over over bytes
 // cut to its first head bytes (store.Heads).
 func (d *DB) LoadHeads(ctx context.Context, key string, over, head int) ([]store.Entry, error) {
-	return d.LoadHeadsFrom(ctx, key, "", over, head)
-}
-
-// LoadHeadsFrom is LoadHeads of the entries from the one with UUID from
-// on ("": all of them).
-func (d *DB) LoadHeadsFrom(ctx context.Context, key, from string, over, head int) ([]store.Entry, error) {
 	if head < 1 || head >= over {
 		return nil, fmt.Errorf("load %s: head %d must be in [1, over %d)", key, head, over)
 	}
 	cutAbove, prefix, tail := codec.HeadSpans(over, head)
 	var n int
-	if from == "" { // room for the whole session; a tail is short
-		if err := d.stmts.countEntries.QueryRowContext(ctx, key).Scan(&n); err != nil {
-			return nil, fmt.Errorf("load %s: %w", key, err)
-		}
+	if err := d.stmts.countEntries.QueryRowContext(ctx, key).Scan(&n); err != nil {
+		return nil, fmt.Errorf("load %s: %w", key, err)
 	}
-	rows, err := d.db.QueryContext(ctx, loadHeadsQuery, key, cutAbove, prefix, tail, from)
+	rows, err := d.db.QueryContext(ctx, loadHeadsQuery, key, cutAbove, prefix, tail)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", key, err)
 	}

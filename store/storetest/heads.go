@@ -110,22 +110,6 @@ func testHeads(t *testing.T, s store.Store) {
 	if _, err := h.LoadHeads(ctx, key, headsHead, headsHead); err == nil {
 		t.Error("LoadHeads with head not below over: no error")
 	}
-	heads, _ := h.LoadHeads(ctx, key, headsOver, headsHead)
-	for _, k := range []int{0, 3, len(heads) - 1} {
-		tail, err := h.LoadHeadsFrom(ctx, key, heads[k].UUID, headsOver, headsHead)
-		if err != nil {
-			t.Fatalf("LoadHeadsFrom: %v", err)
-		}
-		if d := cmp.Diff(heads[k:], tail, cmpOpts); d != "" {
-			t.Errorf("LoadHeadsFrom(entry %d) is not LoadHeads from there (-LoadHeads +LoadHeadsFrom):\n%s", k, d)
-		}
-	}
-	if tail, err := h.LoadHeadsFrom(ctx, key, "no-such-entry", headsOver, headsHead); err != nil || len(tail) != 0 {
-		t.Errorf("LoadHeadsFrom an entry not there = %d entries, %v; want none", len(tail), err)
-	}
-	if tail, err := h.LoadHeadsFrom(ctx, "-w-proj/other", heads[1].UUID, headsOver, headsHead); err != nil || len(tail) != 0 {
-		t.Errorf("LoadHeadsFrom an entry of another session = %d entries, %v; want none", len(tail), err)
-	}
 }
 
 // testHeadsRefused: an entry whose content is a head cannot be appended,
