@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // InitEnv is the variable that turns the program into the helper; its
@@ -33,6 +34,7 @@ type spec struct {
 	Network  bool     `json:"network,omitempty"`
 	Mount    bool     `json:"mount,omitempty"` // a new mount namespace: mount a fresh /proc
 	Probe    bool     `json:"probe,omitempty"` // exit 0 at once: can the helper start this way?
+	Serve    bool     `json:"serve,omitempty"` // be the run's helper: start commands asked for on fd 4
 }
 
 // Guard holds flower's end of a helper's lifeline.
@@ -116,6 +118,11 @@ func (n nsConfig) attr() *syscall.SysProcAttr {
 		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		a.GidMappingsEnableSetgroups = false
+		// Not root in its namespace, the helper would lose its
+		// capabilities at exec; it keeps CAP_SYS_ADMIN (of its own user
+		// namespace only) to mount /proc and make each command's PID
+		// namespace. Commands drop it before they exec.
+		a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
 	}
 	return a
 }
@@ -159,7 +166,12 @@ func probeHelper(n nsConfig) error {
 		c.Env = append(os.Environ(), InitEnv+"="+string(js))
 	}
 	c.SysProcAttr = n.attr()
-	out, err := c.CombinedOutput()
+	var out []byte
+	err := withDumpable(func() error {
+		var err error
+		out, err = c.CombinedOutput()
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("%w %s", err, strings.TrimSpace(string(out)))
 	}

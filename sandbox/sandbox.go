@@ -82,8 +82,9 @@ type Config struct {
 type Sandbox struct {
 	cfg      Config
 	tmp      string
-	landlock int    // the Landlock ABI applied; 0: none
-	note     string // what is not contained, in one line; "" when all is
+	landlock int     // the Landlock ABI applied; 0: none
+	note     string  // what is not contained, in one line; "" when all is
+	run      *runner // the run's helper, started by the first Start; shared by Widen's copies
 }
 
 // ErrUnavailable is returned by New in Required mode without Landlock.
@@ -104,7 +105,7 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, fmt.Errorf("sandbox: workspace: %w", err)
 	}
 	cfg.Workspace = abs
-	s := &Sandbox{cfg: cfg}
+	s := &Sandbox{cfg: cfg, run: newRunner()}
 	if err := s.probe(); err != nil {
 		return nil, err
 	}
@@ -180,9 +181,16 @@ func (s *Sandbox) Network() bool {
 	return s == nil || s.cfg.Network || s.landlock < 4
 }
 
-// Close removes the TMPDIR and what the tools left in it.
+// Close ends the run's helper, and with it every process started in the
+// sandbox, and removes the TMPDIR and what the tools left in it.
 func (s *Sandbox) Close() error {
-	if s == nil || s.tmp == "" {
+	if s == nil {
+		return nil
+	}
+	if s.run != nil {
+		s.run.close()
+	}
+	if s.tmp == "" {
 		return nil
 	}
 	return os.RemoveAll(s.tmp)

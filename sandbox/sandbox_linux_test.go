@@ -1,9 +1,9 @@
 package sandbox
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -45,23 +45,19 @@ func run(t *testing.T, s *Sandbox, script string) (string, error) {
 
 func runEnv(t *testing.T, s *Sandbox, script string, env []string) (string, error) {
 	t.Helper()
-	cmd := exec.Command("/bin/sh", "-c", script)
-	cmd.Env = env
-	cmd.Dir = s.cfg.Workspace
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	g, err := s.Wrap(cmd)
+	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.End()
-	err = cmd.Start()
-	g.Started()
+	defer r.Close()
+	p, err := s.Start(&Cmd{Path: "/bin/sh", Args: []string{"sh", "-c", script}, Env: env, Dir: s.cfg.Workspace, Stdout: w, Stderr: w})
+	w.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = cmd.Wait()
-	return out.String(), err
+	err = p.Wait()
+	out, _ := io.ReadAll(r) // every writer is gone once Wait returns
+	return string(out), err
 }
 
 // both runs f with namespaces and in the subreaper fallback.
@@ -194,7 +190,7 @@ func TestRequiredWithoutLandlock(t *testing.T) {
 func TestExitStatus(t *testing.T) {
 	s := newSandbox(t, Config{Mode: Off})
 	_, err := run(t, s, "exit 7")
-	var ee *exec.ExitError
+	var ee *ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 7 {
 		t.Fatalf("err = %v, want exit status 7", err)
 	}

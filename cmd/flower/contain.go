@@ -19,6 +19,7 @@ import (
 	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/sandbox"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
 	"github.com/flower-run/flower/workflow"
@@ -44,10 +45,11 @@ func addSecret(v string) {
 
 // knownSecrets are the values flower scrubs: its keys and token from the
 // environment, the variables flower.yaml lists under sandbox.secrets,
-// and the secrets of this process. It also blanks those variables in
-// /proc/<flower>/environ.
+// and the secrets of this process. It also hardens the process against
+// processes of the same user (sandbox.Harden: those variables blanked in
+// /proc/<flower>/environ, no ptrace).
 func knownSecrets(cfg config.Config) *tool.Secrets {
-	_ = hideEnviron(append(slices.Clone(tool.SecretEnv), cfg.Sandbox.Secrets...)) // best effort; see hideEnviron
+	_ = sandbox.Harden(append(slices.Clone(tool.SecretEnv), cfg.Sandbox.Secrets...)) // best effort; see Harden
 	secretsMu.Lock()
 	defer secretsMu.Unlock()
 	return tool.NewSecrets(append(tool.SecretValues(os.Getenv, cfg.Sandbox.Secrets...), processSecrets...)...)
