@@ -60,12 +60,22 @@ func runEnv(t *testing.T, s *Sandbox, script string, env []string) (string, erro
 	return string(out), err
 }
 
+// needNamespaces skips where namespaces cannot be made, unless the suite
+// runs as uid 65534 (TestAsNobody), where they must work.
+func needNamespaces(t *testing.T) {
+	t.Helper()
+	if err := namespaces().err; err != nil {
+		if os.Getenv(proctest.NeedNamespaces) != "" {
+			t.Fatalf("no namespaces as uid %d: %v", os.Getuid(), err)
+		}
+		t.Skipf("no namespaces here: %v", err)
+	}
+}
+
 // both runs f with namespaces and in the subreaper fallback.
 func both(t *testing.T, f func(t *testing.T)) {
 	t.Run("namespaces", func(t *testing.T) {
-		if err := namespaces().err; err != nil {
-			t.Skipf("no namespaces here: %v", err)
-		}
+		needNamespaces(t)
 		f(t)
 	})
 	t.Run("subreaper", func(t *testing.T) {
@@ -108,9 +118,7 @@ func TestWritesConfined(t *testing.T) {
 // 6.18, though it refuses ptrace, signals and /proc/PID/cwd: the
 // namespace's /proc is what hides it.)
 func TestParentEnvironUnreadable(t *testing.T) {
-	if err := namespaces().err; err != nil {
-		t.Skipf("no namespaces here: %v", err)
-	}
+	needNamespaces(t)
 	if os.Getenv("FLOWER_TEST_SECRET") != "" {
 		s := newSandbox(t, Config{})
 		script := "cat /proc/$PPID/environ; echo; for f in /proc/[0-9]*/environ; do cat $f; echo; done; echo END"
