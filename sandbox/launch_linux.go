@@ -52,7 +52,10 @@ func (g *Guard) Started() { _ = g.r.Close() }
 func (g *Guard) End() { g.once.Do(func() { _ = g.w.Close() }) }
 
 // Wrap turns cmd, set up as for a direct run (Path, Args, Dir, Env,
-// stdio), into a run of the same command under the helper: in its own
+// stdio), into a run of the same command under a helper of its own (one
+// launch of this program per command: Start, which shares the run's
+// helper, is cheaper; Wrap is for a command that must be an exec.Cmd,
+// such as a stdio MCP server, started once per run): in its own
 // namespaces where possible, under Landlock when s applies it, with TMPDIR
 // set to the run's temp dir. A command made with exec.CommandContext
 // should get Cancel = End (the helper then kills what it started) and a

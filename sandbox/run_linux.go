@@ -163,25 +163,40 @@ func (r *runner) start(req request, c *Cmd) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: socketpair: %w", err)
 	}
-	err = r.send(unix.UnixRights(pair[1], int(stdio[0].Fd()), int(stdio[1].Fd()), int(stdio[2].Fd())))
-	runtime.KeepAlive(&stdio)
-	_ = unix.Close(pair[1])
 	f := os.NewFile(uintptr(pair[0]), "sandbox command")
-	fc, ferr := net.FileConn(f)
+	fc, err := net.FileConn(f)
 	_ = f.Close()
-	if err != nil || ferr != nil {
-		if fc != nil {
-			fc.Close()
-		}
-		return nil, errors.Join(err, ferr)
+	if err != nil {
+		_ = unix.Close(pair[1])
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	conn := fc.(*net.UnixConn)
+	js, err := json.Marshal(req)
+	if err != nil {
+		_ = unix.Close(pair[1])
+		conn.Close()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	// A request that fits the socket's buffer is written before the helper
+	// has the socket, which it then reads at once: one round trip less.
+	early := len(js) < 64<<10
+	if early {
+		_, err = conn.Write(js)
+	}
+	if err == nil {
+		err = r.send(unix.UnixRights(pair[1], int(stdio[0].Fd()), int(stdio[1].Fd()), int(stdio[2].Fd())))
+	}
+	runtime.KeepAlive(&stdio)
+	_ = unix.Close(pair[1])
+	if err == nil && !early {
+		_, err = conn.Write(js)
+	}
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
 	p := &Process{conn: conn, dec: json.NewDecoder(conn)}
 	var rep reply
-	if err := json.NewEncoder(conn).Encode(req); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("%w: %v", errHelperGone, err)
-	}
 	if err := p.dec.Decode(&rep); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("%w: %v", errHelperGone, err)
@@ -250,7 +265,7 @@ func (r *runner) launch() error {
 	defer lifeR.Close()
 	// Only InitEnv: the helper holds no secret, and passes each command
 	// the environment flower sends.
-	cmd := &exec.Cmd{Path: exe, Args: []string{helperName}, Env: []string{InitEnv + "=" + string(js)},
+	cmd := &exec.Cmd{Path: exe, Args: []string{helperName}, Env: []string{InitEnv + "=" + string(js), "GOMAXPROCS=1"},
 		ExtraFiles: []*os.File{lifeR, ctrl}, SysProcAttr: namespaces().attr()}
 	started, exited := make(chan error, 1), make(chan struct{})
 	go func() {
