@@ -75,10 +75,11 @@ func (h *Host) toolEnv() *tool.Env {
 
 // Secrets are the values flower scrubs: its keys and token from the
 // environment, the variables flower.yaml lists under sandbox.secrets, and
-// extra. It also blanks those variables in /proc/<flower>/environ (best
-// effort; see HideEnviron).
+// extra. It also hardens this process against processes of the same user
+// (sandbox.Harden: those variables blanked in /proc/<flower>/environ, no
+// ptrace).
 func Secrets(cfg config.Config, extra ...string) *tool.Secrets {
-	_ = HideEnviron(append(slices.Clone(tool.SecretEnv), cfg.Sandbox.Secrets...))
+	_ = sandbox.Harden(append(slices.Clone(tool.SecretEnv), cfg.Sandbox.Secrets...)) // best effort
 	return tool.NewSecrets(append(tool.SecretValues(os.Getenv, cfg.Sandbox.Secrets...), extra...)...)
 }
 

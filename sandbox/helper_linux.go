@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -45,6 +46,12 @@ func helper(js string) int {
 	if sp.Mount {
 		mountProc()
 	}
+	if sp.Serve {
+		return serve()
+	}
+	// The command must not keep the capability the helper kept to mount
+	// /proc (launch_linux.go, attr). Capabilities belong to threads.
+	_, _, _ = syscall.AllThreadsSyscall(syscall.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0)
 	if !pid1 {
 		// No namespace: orphans come to us, so we can find and kill them.
 		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
@@ -91,25 +98,32 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/
 // scopes (no signals to, no abstract sockets of, no ptrace of processes
 // outside). Best effort: what the kernel lacks is skipped, as New said.
 func restrict(sp spec) error {
+	cfg, rules := landlockRules(sp.RW, sp.Network)
+	return cfg.Restrict(rules...)
+}
+
+// landlockRules are the Landlock configuration and rules restrict applies:
+// write only rw, and no TCP unless network.
+func landlockRules(rw []string, network bool) (landlock.Config, []landlock.Rule) {
 	cfg := landlock.V11
-	if sp.Network {
+	if network {
 		cfg.HandledAccessNet = 0
 	}
 	ro := landlock.RODirs("/")
-	if sp.Network {
+	if network {
 		ro = ro.WithResolveUnix() // Unix sockets count as network
 	}
 	var dirs, files []string
-	for _, p := range sp.RW {
+	for _, p := range rw {
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 			files = append(files, p)
 		} else {
 			dirs = append(dirs, p)
 		}
 	}
-	return cfg.BestEffort().Restrict(ro,
+	return cfg.BestEffort(), []landlock.Rule{ro,
 		landlock.RWDirs(dirs...).WithRefer().IgnoreIfMissing(),
-		landlock.RWFiles(append(files, devices...)...).IgnoreIfMissing())
+		landlock.RWFiles(append(files, devices...)...).IgnoreIfMissing()}
 }
 
 // watchLifeline blocks until flower closes the lifeline (it ended the call,

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // InitEnv is the variable that turns the program into the helper; its
@@ -33,6 +34,7 @@ type spec struct {
 	Network  bool     `json:"network,omitempty"`
 	Mount    bool     `json:"mount,omitempty"` // a new mount namespace: mount a fresh /proc
 	Probe    bool     `json:"probe,omitempty"` // exit 0 at once: can the helper start this way?
+	Serve    bool     `json:"serve,omitempty"` // be the run's helper: start commands asked for on fd 4
 }
 
 // Guard holds flower's end of a helper's lifeline.
@@ -50,7 +52,10 @@ func (g *Guard) Started() { _ = g.r.Close() }
 func (g *Guard) End() { g.once.Do(func() { _ = g.w.Close() }) }
 
 // Wrap turns cmd, set up as for a direct run (Path, Args, Dir, Env,
-// stdio), into a run of the same command under the helper: in its own
+// stdio), into a run of the same command under a helper of its own (one
+// launch of this program per command: Start, which shares the run's
+// helper, is cheaper; Wrap is for a command that must be an exec.Cmd,
+// such as a stdio MCP server, started once per run): in its own
 // namespaces where possible, under Landlock when s applies it, with TMPDIR
 // set to the run's temp dir. A command made with exec.CommandContext
 // should get Cancel = End (the helper then kills what it started) and a
@@ -116,6 +121,11 @@ func (n nsConfig) attr() *syscall.SysProcAttr {
 		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		a.GidMappingsEnableSetgroups = false
+		// Not root in its namespace, the helper would lose its
+		// capabilities at exec; it keeps CAP_SYS_ADMIN (of its own user
+		// namespace only) to mount /proc and make each command's PID
+		// namespace. Commands drop it before they exec.
+		a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
 	}
 	return a
 }
@@ -159,7 +169,12 @@ func probeHelper(n nsConfig) error {
 		c.Env = append(os.Environ(), InitEnv+"="+string(js))
 	}
 	c.SysProcAttr = n.attr()
-	out, err := c.CombinedOutput()
+	var out []byte
+	err := withDumpable(func() error {
+		var err error
+		out, err = c.CombinedOutput()
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("%w %s", err, strings.TrimSpace(string(out)))
 	}

@@ -24,6 +24,27 @@ func (*Guard) End()     {}
 // Wrap is unsupported here: there is no helper.
 func (s *Sandbox) Wrap(*exec.Cmd) (*Guard, error) { return nil, errors.ErrUnsupported }
 
+// Process is a command started in a sandbox (Linux only).
+type Process struct{}
+
+// Start is unsupported here: there is no helper.
+func (s *Sandbox) Start(*Cmd) (*Process, error) { return nil, errors.ErrUnsupported }
+
+// Wait does nothing here.
+func (*Process) Wait() error { return errors.ErrUnsupported }
+
+// Kill does nothing here.
+func (*Process) Kill() {}
+
+// Harden does nothing where there is no /proc/<pid>/environ to hide and
+// no dumpable flag; the scrubbing of tool results still holds.
+func Harden([]string) error { return nil }
+
+type runner struct{}
+
+func newRunner() *runner { return nil }
+func (*runner) close()   {}
+
 // Probe does nothing here.
 func Probe() {}
 

@@ -2,35 +2,45 @@
 // servers): what they may write, whether they may use TCP, and how long
 // they may live (SPEC R9.2, R9.4).
 //
-// On Linux every such process is started through a helper: the running
-// program itself (os.Executable), re-executed with the FLOWER_SANDBOX_INIT
-// variable set, which this package's init function recognizes before any
-// other code runs. The helper
+// On Linux every such process is started through the run's helper: the
+// running program itself (os.Executable), re-executed once per Sandbox,
+// on its first Start, with the FLOWER_SANDBOX_INIT variable set, which
+// this package's init function recognizes before any other code runs
+// (issue 19: starting flower again for every Bash call cost a launch of
+// the whole binary per call). The helper
 //
 //   - is the init (pid 1) of a new PID namespace (with a new user
 //     namespace when not root) and of a new mount namespace with its own
-//     /proc, so the command sees only its own processes; when the helper
-//     exits, the kernel kills everything in the namespace, setsid
-//     descendants included;
+//     /proc; when it exits, the kernel kills everything in the namespace;
 //   - dies with flower: the parent-death signal, and a "lifeline" pipe whose
-//     write end only flower holds (closed by the kernel however flower dies);
-//   - applies Landlock to itself before starting the command: read
-//     everywhere, write only the workspace, the run's TMPDIR and
-//     Config.Writable; no TCP connect or bind unless Config.Network; no
-//     ptrace (so no /proc/<pid>/environ) of, and no signal to, processes
-//     outside the sandbox;
-//   - starts the command, reaps every process that ends up as its child,
-//     and exits when the command exits, with its status.
+//     write end only flower holds (closed by the kernel however flower
+//     dies, and by Close);
+//   - starts each command flower asks for (serve_linux.go) in a PID and
+//     mount namespace of its own, nested in the run's, whose init is a
+//     fork of the helper that never execs: it mounts that namespace's
+//     /proc, so the command sees its own processes only, and exits when
+//     the command exits, with its status; the kernel then kills whatever
+//     the command left, setsid, double-forked, nohup'd and disowned
+//     processes included. Ending a call early kills that init;
+//   - applies Landlock to each command before it execs: read everywhere,
+//     write only the workspace, the run's TMPDIR and Config.Writable; no
+//     TCP connect or bind unless Config.Network; no ptrace (so no
+//     /proc/<pid>/environ) of, and no signal to, processes outside the
+//     sandbox.
 //
-// Where namespaces cannot be created (user namespaces disabled), the
-// helper is a child subreaper instead: orphans are re-parented to it, and
-// when the command ends (or flower dies) it kills every descendant it can
-// find. A process that double-forks between two scans can escape; that is
-// the residual risk of that fallback. Elsewhere than Linux there is no
-// helper (see Supported).
+// Where namespaces cannot be created (user namespaces disabled), each
+// command gets a helper of its own (Wrap), a child subreaper: orphans are
+// re-parented to it, and when the command ends (or flower dies) it kills
+// every descendant it can find. A process that double-forks between two
+// scans can escape; that is the residual risk of that fallback. Elsewhere
+// than Linux there is no helper (see Supported).
 //
-// Landlock must apply to the tool's process and never to flower itself,
-// which is why it is applied in the helper and not with a syscall here.
+// Harden keeps flower's own secrets from processes of the same user; it
+// lives here because it must be ordered with the helper's start.
+//
+// Landlock must apply to the tool's process and never to flower itself
+// or the helper, which is why it is applied in the command's process,
+// between fork and exec.
 package sandbox
 
 import (
@@ -82,8 +92,9 @@ type Config struct {
 type Sandbox struct {
 	cfg      Config
 	tmp      string
-	landlock int    // the Landlock ABI applied; 0: none
-	note     string // what is not contained, in one line; "" when all is
+	landlock int     // the Landlock ABI applied; 0: none
+	note     string  // what is not contained, in one line; "" when all is
+	run      *runner // the run's helper, started by the first Start; shared by Widen's copies
 }
 
 // ErrUnavailable is returned by New in Required mode without Landlock.
@@ -104,7 +115,7 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, fmt.Errorf("sandbox: workspace: %w", err)
 	}
 	cfg.Workspace = abs
-	s := &Sandbox{cfg: cfg}
+	s := &Sandbox{cfg: cfg, run: newRunner()}
 	if err := s.probe(); err != nil {
 		return nil, err
 	}
@@ -180,9 +191,16 @@ func (s *Sandbox) Network() bool {
 	return s == nil || s.cfg.Network || s.landlock < 4
 }
 
-// Close removes the TMPDIR and what the tools left in it.
+// Close ends the run's helper, and with it every process started in the
+// sandbox, and removes the TMPDIR and what the tools left in it.
 func (s *Sandbox) Close() error {
-	if s == nil || s.tmp == "" {
+	if s == nil {
+		return nil
+	}
+	if s.run != nil {
+		s.run.close()
+	}
+	if s.tmp == "" {
 		return nil
 	}
 	return os.RemoveAll(s.tmp)
@@ -215,7 +233,7 @@ func (s *Sandbox) Summary() string {
 }
 
 // Widen returns a sandbox like s whose processes may also write paths
-// (absolute), sharing s's TMPDIR: for a kind of process that needs more
+// (absolute), sharing s's TMPDIR and helper: for a kind of process that needs more
 // than Bash does (npx's cache for MCP servers). Close s, not the copy.
 func (s *Sandbox) Widen(paths ...string) *Sandbox {
 	if s == nil {

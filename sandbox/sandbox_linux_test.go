@@ -1,9 +1,9 @@
 package sandbox
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -45,31 +45,37 @@ func run(t *testing.T, s *Sandbox, script string) (string, error) {
 
 func runEnv(t *testing.T, s *Sandbox, script string, env []string) (string, error) {
 	t.Helper()
-	cmd := exec.Command("/bin/sh", "-c", script)
-	cmd.Env = env
-	cmd.Dir = s.cfg.Workspace
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	g, err := s.Wrap(cmd)
+	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.End()
-	err = cmd.Start()
-	g.Started()
+	defer r.Close()
+	p, err := s.Start(&Cmd{Path: "/bin/sh", Args: []string{"sh", "-c", script}, Env: env, Dir: s.cfg.Workspace, Stdout: w, Stderr: w})
+	w.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = cmd.Wait()
-	return out.String(), err
+	err = p.Wait()
+	out, _ := io.ReadAll(r) // every writer is gone once Wait returns
+	return string(out), err
+}
+
+// needNamespaces skips where namespaces cannot be made, unless the suite
+// runs as uid 65534 (TestAsNobody), where they must work.
+func needNamespaces(t *testing.T) {
+	t.Helper()
+	if err := namespaces().err; err != nil {
+		if os.Getenv(proctest.NeedNamespaces) != "" {
+			t.Fatalf("no namespaces as uid %d: %v", os.Getuid(), err)
+		}
+		t.Skipf("no namespaces here: %v", err)
+	}
 }
 
 // both runs f with namespaces and in the subreaper fallback.
 func both(t *testing.T, f func(t *testing.T)) {
 	t.Run("namespaces", func(t *testing.T) {
-		if err := namespaces().err; err != nil {
-			t.Skipf("no namespaces here: %v", err)
-		}
+		needNamespaces(t)
 		f(t)
 	})
 	t.Run("subreaper", func(t *testing.T) {
@@ -112,9 +118,7 @@ func TestWritesConfined(t *testing.T) {
 // 6.18, though it refuses ptrace, signals and /proc/PID/cwd: the
 // namespace's /proc is what hides it.)
 func TestParentEnvironUnreadable(t *testing.T) {
-	if err := namespaces().err; err != nil {
-		t.Skipf("no namespaces here: %v", err)
-	}
+	needNamespaces(t)
 	if os.Getenv("FLOWER_TEST_SECRET") != "" {
 		s := newSandbox(t, Config{})
 		script := "cat /proc/$PPID/environ; echo; for f in /proc/[0-9]*/environ; do cat $f; echo; done; echo END"
@@ -194,7 +198,7 @@ func TestRequiredWithoutLandlock(t *testing.T) {
 func TestExitStatus(t *testing.T) {
 	s := newSandbox(t, Config{Mode: Off})
 	_, err := run(t, s, "exit 7")
-	var ee *exec.ExitError
+	var ee *ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 7 {
 		t.Fatalf("err = %v, want exit status 7", err)
 	}

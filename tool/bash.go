@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -133,12 +132,12 @@ func runShell(ctx context.Context, env Env, command string, timeout time.Duratio
 	sandbox.Probe() // once per process: not part of the command's time
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(tctx, shell, shellArgs(shell, command)...)
+	cmd := exec.Command(shell, shellArgs(shell, command)...)
 	cmd.Dir = env.Workspace
 	cmd.Env = scrubEnv(os.Environ())
 	cmd.WaitDelay = killGrace
 	out := newCapWriter(env.OutputCap)
-	waitErr, err := startAndWait(cmd, env.Sandbox, out)
+	waitErr, err := startAndWait(tctx, cmd, env.Sandbox, out)
 	if err != nil {
 		return Errorf("Bash: start %s: %v", shell, err), nil
 	}
@@ -167,47 +166,39 @@ func scrubEnv(environ []string) []string {
 	return out
 }
 
-// containment is how a command's processes are kept and ended: started
-// runs after Start, end when the call is over (it kills what is left),
-// afterWait after Wait returned.
-type containment struct{ started, end, afterWait func() }
+// proc is a command started contained (start, one per platform).
+type proc interface {
+	// wait returns when the command exited, with nil or an error with an
+	// ExitCode method; its leftovers are then dead.
+	wait() error
+	// kill ends the command and everything it started; wait then returns.
+	kill()
+}
 
 // startAndWait runs cmd contained, with its stdout and stderr on one pipe
-// copied into out. The pipe is ours rather than exec's so that Wait
-// returns as soon as the command exits; then its leftovers are killed,
-// which closes the pipe they hold, and the output is drained.
-//
-// The OS thread stays locked from Start to the end of Wait: the kernel sends
-// the parent-death signal when the thread that forked the child exits, and
-// Go may otherwise retire that thread while the child still runs.
-func startAndWait(cmd *exec.Cmd, sb *sandbox.Sandbox, out io.Writer) (waitErr, startErr error) {
+// copied into out, until it exits or ctx is done (then it is killed). The
+// pipe is ours rather than exec's so that the wait returns as soon as the
+// command exits; its leftovers are killed by then, which closes the pipe
+// they hold, and the output is drained.
+func startAndWait(ctx context.Context, cmd *exec.Cmd, sb *sandbox.Sandbox, out io.Writer) (waitErr, startErr error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("output pipe: %w", err)
 	}
 	defer r.Close()
 	cmd.Stdout, cmd.Stderr = w, w
-	c, err := contain(cmd, sb)
-	if err != nil {
-		w.Close()
-		return nil, err
-	}
-	defer c.end()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	err = cmd.Start()
+	p, err := start(cmd, sb)
 	w.Close() // the child holds its own copies
-	c.started()
 	if err != nil {
 		return nil, err
 	}
+	defer context.AfterFunc(ctx, p.kill)()
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
 		_, _ = io.Copy(out, r) // a read error just ends the output
 	}()
-	waitErr = cmd.Wait()
-	c.afterWait()
+	waitErr = p.wait()
 	_ = r.SetReadDeadline(time.Now().Add(drainGrace))
 	<-copied
 	return waitErr, nil
@@ -217,7 +208,7 @@ func startAndWait(cmd *exec.Cmd, sb *sandbox.Sandbox, out io.Writer) (waitErr, s
 // context is a runtime failure (the run is being interrupted), so it is
 // a Go error; a timeout is the model's to see.
 func outcome(ctx, tctx context.Context, waitErr error, timeout time.Duration, output string) (Result, error) {
-	var exitErr *exec.ExitError
+	var exitErr interface{ ExitCode() int }
 	switch {
 	case waitErr == nil:
 		return Result{Content: orDefault(output, "(no output)")}, nil

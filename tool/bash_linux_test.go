@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flower-run/flower/internal/proctest"
 	"github.com/flower-run/flower/sandbox"
 )
 
@@ -159,4 +160,10 @@ func TestBashSandbox(t *testing.T) {
 	if d := (&Bash{Env: env}).Description(); !strings.Contains(d, "$TMPDIR is private") || strings.Contains(d, env.Sandbox.TempDir()) {
 		t.Errorf("the description does not tell the model about the sandbox as every process tells it:\n%s", d)
 	}
+}
+
+// TestAsNobody runs the Bash and shell tests as uid 65534 when run as
+// root: containment must hold for an unprivileged user too (issue 20).
+func TestAsNobody(t *testing.T) {
+	proctest.AsNobody(t, "Bash|Shell")
 }

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"os"
 	"os/exec"
 
 	"github.com/flower-run/flower/sandbox"
@@ -9,16 +10,24 @@ import (
 // shellArgs runs command directly: the sandbox helper does the containing.
 func shellArgs(_, command string) []string { return []string{"-c", command} }
 
-// contain runs cmd under the sandbox helper (package sandbox): in a PID
-// namespace of its own whose init dies with flower, under Landlock when
-// sb applies it. Cancelling closes the lifeline, and the helper kills
-// everything the command started before it exits; so when Wait returns,
-// nothing of the call is left (afterWait has nothing to do).
-func contain(cmd *exec.Cmd, sb *sandbox.Sandbox) (containment, error) {
-	g, err := sb.Wrap(cmd)
+// start starts cmd (a description: Path, Args, Dir, Env, and *os.File
+// stdio) in sb (package sandbox): in a PID namespace of its own, started
+// by the run's helper, under Landlock when sb applies it. When the command
+// exits, when it is killed, and when flower dies, everything it started
+// dies with it; so when wait returns, nothing of the call is left.
+func start(cmd *exec.Cmd, sb *sandbox.Sandbox) (proc, error) {
+	in, _ := cmd.Stdin.(*os.File)
+	out, _ := cmd.Stdout.(*os.File)
+	errOut, _ := cmd.Stderr.(*os.File)
+	p, err := sb.Start(&sandbox.Cmd{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir,
+		Stdin: in, Stdout: out, Stderr: errOut})
 	if err != nil {
-		return containment{}, err
+		return nil, err
 	}
-	cmd.Cancel = func() error { g.End(); return nil }
-	return containment{started: g.Started, end: g.End, afterWait: func() {}}, nil
+	return sandboxProc{p}, nil
 }
+
+type sandboxProc struct{ p *sandbox.Process }
+
+func (s sandboxProc) wait() error { return s.p.Wait() }
+func (s sandboxProc) kill()       { s.p.Kill() }

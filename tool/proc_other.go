@@ -14,10 +14,17 @@ import (
 
 func shellArgs(_, command string) []string { return []string{"-c", command} }
 
-func contain(cmd *exec.Cmd, _ *sandbox.Sandbox) (containment, error) {
-	cmd.Cancel = func() error { return killProcess(cmd.Process) }
-	return containment{started: func() {}, end: func() {}, afterWait: func() {}}, nil
+func start(cmd *exec.Cmd, _ *sandbox.Sandbox) (proc, error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return plainProc{cmd}, nil
 }
+
+type plainProc struct{ cmd *exec.Cmd }
+
+func (p plainProc) wait() error { return p.cmd.Wait() }
+func (p plainProc) kill()       { _ = killProcess(p.cmd.Process) }
 
 func killProcess(p *os.Process) error {
 	if p == nil {

@@ -30,21 +30,41 @@ func shellArgs(shell, command string) []string {
 	return []string{"-c", watchScript, shell, command}
 }
 
-// contain puts cmd in a process group of its own with the lifeline as fd
+// start starts cmd in a process group of its own with the lifeline as fd
 // 3; killing the group ends the call. There is no Landlock here.
-func contain(cmd *exec.Cmd, _ *sandbox.Sandbox) (containment, error) {
+func start(cmd *exec.Cmd, _ *sandbox.Sandbox) (proc, error) {
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
-		return containment{}, err
+		return nil, err
 	}
 	cmd.ExtraFiles = []*os.File{lifeR}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd.Process) }
-	// Leftovers die after Wait. The group id cannot have been reused:
-	// watchScript's watcher is still in the group, keeping it alive.
-	return containment{started: func() { _ = lifeR.Close() }, end: func() { _ = lifeW.Close() },
-		afterWait: func() { _ = killGroup(cmd.Process) }}, nil
+	err = cmd.Start()
+	_ = lifeR.Close()
+	if err != nil {
+		_ = lifeW.Close()
+		return nil, err
+	}
+	return &groupProc{cmd: cmd, life: lifeW}, nil
 }
+
+// groupProc is a command in a process group of its own.
+type groupProc struct {
+	cmd  *exec.Cmd
+	life *os.File // the lifeline's write end
+}
+
+// wait kills the leftovers once the command exited. The group id cannot
+// have been reused: watchScript's watcher is still in the group, keeping
+// it alive until the lifeline closes.
+func (p *groupProc) wait() error {
+	err := p.cmd.Wait()
+	_ = killGroup(p.cmd.Process)
+	_ = p.life.Close()
+	return err
+}
+
+func (p *groupProc) kill() { _ = killGroup(p.cmd.Process) }
 
 // killGroup SIGKILLs the process group led by p. A group already gone is
 // not an error.

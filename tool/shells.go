@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -31,8 +30,7 @@ func NewShells() *Shells { return &Shells{byID: map[string]*shell{}} }
 // shell is one background command.
 type shell struct {
 	id, command string
-	cmd         *exec.Cmd
-	c           containment
+	p           proc
 	out         *unread
 	done        chan struct{} // closed when the command ended and its output is drained
 	err         error         // Wait's error, once done
@@ -47,7 +45,7 @@ func (s *Shells) start(env Env, id, command string) error {
 		return err
 	}
 	// Not tied to the call's context: the shell outlives the call.
-	cmd := exec.CommandContext(context.Background(), shellPath, shellArgs(shellPath, command)...)
+	cmd := exec.Command(shellPath, shellArgs(shellPath, command)...)
 	cmd.Dir, cmd.Env = env.Workspace, scrubEnv(os.Environ())
 	cmd.WaitDelay = killGrace
 	r, w, err := os.Pipe()
@@ -55,46 +53,30 @@ func (s *Shells) start(env Env, id, command string) error {
 		return fmt.Errorf("output pipe: %w", err)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	c, err := contain(cmd, env.Sandbox)
+	p, err := start(cmd, env.Sandbox)
+	w.Close() // the child holds its own copies
 	if err != nil {
 		r.Close()
-		w.Close()
 		return err
 	}
-	sh := &shell{id: id, command: command, cmd: cmd, c: c, out: &unread{limit: env.OutputCap}, done: make(chan struct{})}
-	started := make(chan error, 1)
-	go sh.run(r, w, started)
-	if err := <-started; err != nil {
-		return err
-	}
+	sh := &shell{id: id, command: command, p: p, out: &unread{limit: env.OutputCap}, done: make(chan struct{})}
+	go sh.run(r)
 	s.mu.Lock()
 	s.byID[id] = sh
 	s.mu.Unlock()
 	return nil
 }
 
-// run starts the command and waits for it on one locked OS thread: the
-// parent-death signal fires when the thread that forked the child exits.
-func (sh *shell) run(r, w *os.File, started chan<- error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+// run copies the command's output until it ended, then records how.
+func (sh *shell) run(r *os.File) {
 	defer close(sh.done)
-	defer sh.c.end()
 	defer r.Close()
-	err := sh.cmd.Start()
-	w.Close()
-	sh.c.started()
-	started <- err
-	if err != nil {
-		return
-	}
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
 		_, _ = io.Copy(sh.out, r)
 	}()
-	sh.err = sh.cmd.Wait()
-	sh.c.afterWait()
+	sh.err = sh.p.wait()
 	_ = r.SetReadDeadline(time.Now().Add(drainGrace))
 	<-copied
 }
@@ -111,12 +93,10 @@ func (s *Shells) kill(sh *shell) {
 	s.mu.Lock()
 	sh.killed = true
 	s.mu.Unlock()
-	sh.c.end()
+	sh.p.kill()
 	select {
 	case <-sh.done:
-	case <-time.After(killGrace):
-		_ = sh.cmd.Process.Kill()
-		<-sh.done
+	case <-time.After(killGrace): // the helper is stuck: give up waiting
 	}
 }
 
@@ -153,7 +133,7 @@ func (s *Shells) status(sh *shell) string {
 	if sh.err == nil {
 		return "exited with code 0"
 	}
-	if ee, ok := sh.err.(*exec.ExitError); ok && ee.ExitCode() >= 0 {
+	if ee, ok := sh.err.(interface{ ExitCode() int }); ok && ee.ExitCode() >= 0 {
 		return fmt.Sprintf("exited with code %d", ee.ExitCode())
 	}
 	return "failed: " + sh.err.Error()

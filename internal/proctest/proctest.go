@@ -6,7 +6,12 @@ package proctest
 import (
 	"bytes"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
+	"testing"
+	"time"
 )
 
 // WithArg lists the live processes one of whose arguments is arg (none
@@ -30,4 +35,81 @@ func WithArg(arg string) []int {
 		}
 	}
 	return out
+}
+
+// NeedNamespaces is set by AsNobody in the suite it runs: a test that
+// would skip for want of namespaces fails instead.
+const NeedNamespaces = "FLOWER_TEST_NEED_NAMESPACES"
+
+// AsNobody runs this test binary again as user and group 65534 (setpriv),
+// with the tests that match run, and fails with their output if they
+// fail: containment must hold for an unprivileged user too, not only for
+// root (DESIGN §5). It skips when not root, and when setpriv, or user
+// namespaces for that user (unshare -U -p -f --mount-proc), are missing.
+func AsNobody(t *testing.T, run string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("not root: this suite already runs as an unprivileged user")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("no setpriv here to run the suite as uid 65534")
+	}
+	nobody := []string{"--reuid=65534", "--regid=65534", "--clear-groups"}
+	if out, err := exec.Command(setpriv, append(nobody, "unshare", "-U", "-p", "-f", "--mount-proc", "true")...).CombinedOutput(); err != nil {
+		t.Skipf("uid 65534 cannot make namespaces here (unshare -U -p -f --mount-proc true: %v %s)", err, bytes.TrimSpace(out))
+	}
+	// The binary and the temp dirs, where that user can read and write.
+	dir, err := os.MkdirTemp("", "flower-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "test.bin")
+	if err := copyFile(os.Args[0], bin); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(setpriv, append(nobody, bin, "-test.run="+run, "-test.count=1", "-test.v")...)
+	c.Env = append(os.Environ(), "TMPDIR="+dir, "HOME="+dir, NeedNamespaces+"=1")
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("as uid 65534: %v\n%s", err, out)
+	}
+	var pass, skip int
+	for _, l := range strings.Split(string(out), "\n") {
+		l = strings.TrimSpace(l)
+		pass += strings.Count(l[:min(len(l), 8)], "--- PASS")
+		if strings.HasPrefix(l, "--- SKIP") {
+			skip++
+			t.Log(l)
+		}
+	}
+	t.Logf("as uid 65534: %d passed, %d skipped", pass, skip)
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o755)
+}
+
+// Poll calls cond until it holds, for at most ten seconds, and reports
+// whether it did: tests wait on conditions, not for fixed times.
+func Poll(cond func() bool) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return true
 }

@@ -1,14 +1,60 @@
-package flower
+package sandbox
 
 import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
-// HideEnviron blanks the values of the named variables in this process's
+// Harden keeps flower's secrets from processes of the same user, the
+// tools among them (issue 10): it blanks the values of the named
+// variables in /proc/<flower>/environ (hideEnviron), and makes the
+// process not dumpable, so that no process of the same user (but root)
+// may read its /proc/<pid>/environ or memory, or ptrace it. Children are
+// dumpable again after exec, so tools are unaffected. Secrets are also
+// scrubbed from everything flower writes: this is a second layer, and no
+// layer against root.
+//
+// A process that is not dumpable cannot write the user-namespace maps of
+// a child (the child, a copy, is not dumpable either until it execs):
+// the helper's start (and the probe) make the process dumpable for that
+// moment only (withDumpable). No tool can use that moment: tools run in
+// PID namespaces of their own, where flower has no pid, under Landlock,
+// which forbids tracing it; without namespaces there are no maps to write
+// and no such moment. Best effort: the error is hideEnviron's.
+func Harden(secretNames []string) error {
+	err := hideEnviron(secretNames)
+	dumpMu.Lock()
+	hardened = true
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	dumpMu.Unlock()
+	return err
+}
+
+var (
+	dumpMu   sync.Mutex // guards hardened and the dumpable flag
+	hardened bool       // Harden made the process not dumpable
+)
+
+// withDumpable runs start, which forks a child whose user-namespace maps
+// this process writes, with the process dumpable (see Harden).
+func withDumpable(start func() error) error {
+	dumpMu.Lock()
+	defer dumpMu.Unlock()
+	if hardened {
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+		defer unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	}
+	return start()
+}
+
+// hideEnviron blanks the values of the named variables in this process's
 // original environment block, the memory /proc/<pid>/environ reads: a
 // tool process that reads flower's environment there (cat
 // /proc/$PPID/environ, as root even) no longer finds the keys, and so
@@ -17,7 +63,7 @@ import (
 // environment of children are unaffected. Best effort: a kernel that
 // refuses writes to /proc/self/mem leaves the block as it is, and the
 // scrubbing of tool results still holds.
-func HideEnviron(names []string) error {
+func hideEnviron(names []string) error {
 	start, end, err := environBounds()
 	if err != nil {
 		return err
@@ -75,11 +121,4 @@ func environBounds() (start, end int64, err error) {
 	return start, end, nil
 }
 
-func isOneOf(name string, names []string) bool {
-	for _, n := range names {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
+func isOneOf(name string, names []string) bool { return slices.Contains(names, name) }
