@@ -73,16 +73,7 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd) (*Guard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	env := cmd.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
-		return strings.HasPrefix(kv, InitEnv+"=") || (s.TempDir() != "" && strings.HasPrefix(kv, "TMPDIR="))
-	})
-	if s.TempDir() != "" {
-		env = append(env, "TMPDIR="+s.TempDir())
-	}
+	env := s.commandEnv(cmd.Env)
 	cmd.Env = append(env, InitEnv+"="+string(js))
 	cmd.Path, cmd.Args = exe, []string{helperName}
 	r, w, err := os.Pipe()
@@ -221,4 +212,20 @@ func platform() string {
 		return fmt.Sprintf("Linux %s, Landlock ABI %d is too old (needs 2: Linux 5.19)", b, v)
 	}
 	return "Linux " + string(b)
+}
+
+// commandEnv is the environment a command gets: env (nil: flower's own)
+// without the helper's variable, with TMPDIR the run's temp dir when s
+// has one.
+func (s *Sandbox) commandEnv(env []string) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		return strings.HasPrefix(kv, InitEnv+"=") || (s.TempDir() != "" && strings.HasPrefix(kv, "TMPDIR="))
+	})
+	if s.TempDir() != "" {
+		env = append(env, "TMPDIR="+s.TempDir())
+	}
+	return env
 }

@@ -8,8 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,16 +32,7 @@ type Process struct {
 // a helper of its own (the subreaper fallback). A nil *Sandbox starts
 // commands without Landlock, under a helper shared by the process.
 func (s *Sandbox) Start(c *Cmd) (*Process, error) {
-	env := c.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
-		return strings.HasPrefix(kv, InitEnv+"=") || (s.TempDir() != "" && strings.HasPrefix(kv, "TMPDIR="))
-	})
-	if s.TempDir() != "" {
-		env = append(env, "TMPDIR="+s.TempDir())
-	}
+	env := s.commandEnv(c.Env)
 	if namespaces().err != nil {
 		return s.startWrapped(c, env)
 	}
