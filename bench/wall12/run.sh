@@ -120,7 +120,7 @@ echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/machine.txt
 
 # Medians per variant, the ratio to bare per round, and flower's added
 # time per turn (median of the per-round differences).
-awk -v rounds="$rounds" '
+awk -v rounds="$rounds" -v order="${variants[*]}" '
 	function median(a, n,   i, j, t) {
 		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
 		return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
@@ -129,13 +129,16 @@ awk -v rounds="$rounds" '
 	END {
 		split("wall-s user sys rss-KiB first-ms span-ms last-ms write bash read", name, " ")
 		print "\nmedians over " rounds " rounds:"
-		for (v in seen) {
+		nv = split(order, vs, " ")
+		for (k = 1; k <= nv; k++) {
+			v = vs[k]
 			line = sprintf("%-10s", v)
 			for (c = 3; c <= 12; c++) { for (i = 1; i <= rounds; i++) a[i] = val[v, i, c]; line = line sprintf(" %s=%.3g", name[c-2], median(a, rounds)) }
 			print line
 		}
 		if (!seen["bare"]) exit
-		for (v in seen) {
+		for (k = 1; k <= nv; k++) {
+			v = vs[k]
 			if (v == "bare") continue
 			line = ""
 			for (i = 1; i <= rounds; i++) { r[i] = val[v, i, 3] / val["bare", i, 3]; line = line sprintf(" %.3f", r[i]) }
