@@ -91,6 +91,15 @@ func (s *runsServer) post(id, what, body string) map[string]any {
 	return out
 }
 
+// wireEvent is an event as GET /runs/ID/events serves it.
+type wireEvent struct {
+	Seq     int            `json:"seq"`
+	Kind    string         `json:"kind"`
+	Text    string         `json:"text"`
+	Tool    string         `json:"tool"`
+	Payload map[string]any `json:"payload"`
+}
+
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func lastSeq(evs []wireEvent) int {

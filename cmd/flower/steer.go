@@ -9,6 +9,7 @@ import (
 
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/event/eventlog"
+	"github.com/flower-run/flower/front/web"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/store"
 )
@@ -16,7 +17,7 @@ import (
 // inboundChannel is the PostgreSQL notification channel on which flower
 // serve --runs says that it put a record in a workspace's human journal;
 // the payload is the journal's key.
-const inboundChannel = "flower_inbound"
+const inboundChannel = web.InboundChannel
 
 // listener is a store that can wake a process on a notification
 // (store/postgres).
