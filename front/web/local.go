@@ -18,8 +18,13 @@ var _ Run = local{}
 func (l local) Asks(context.Context) ([]human.Ask, error) { return l.opts.Channel.Pending(), nil }
 
 // known reports whether the channel issued id, when it can tell: an ask
-// of another process, or of an ended wake, is unknown here.
+// of another process is unknown here. Once the run has ended nothing
+// waits, whatever the id: ok:false, as for a run of a database no longer
+// in flight.
 func (l local) known(id string) error {
+	if e, ok := l.opts.Channel.(Ender); ok && e.Ended() {
+		return errEnded
+	}
 	if k, ok := l.opts.Channel.(interface{ Known(string) bool }); ok && !k.Known(id) {
 		return fmt.Errorf("%w: %s", human.ErrNoAsk, id)
 	}
@@ -28,7 +33,7 @@ func (l local) known(id string) error {
 
 func (l local) Answer(_ context.Context, id, text string) (bool, error) {
 	if err := l.known(id); err != nil {
-		return false, err
+		return false, ignoreEnded(err)
 	}
 	for _, a := range l.opts.Channel.Pending() {
 		if a.ID == id {
@@ -40,9 +45,19 @@ func (l local) Answer(_ context.Context, id, text string) (bool, error) {
 
 func (l local) Decline(_ context.Context, id, reason string) (bool, error) {
 	if err := l.known(id); err != nil {
-		return false, err
+		return false, ignoreEnded(err)
 	}
 	return l.opts.Channel.Decline(id, reason), nil
+}
+
+var errEnded = fmt.Errorf("%w: the run has ended; start the next wake first", ErrEnded)
+
+// ignoreEnded turns an ended run into a settled ask: ok:false.
+func ignoreEnded(err error) error {
+	if err == errEnded {
+		return nil
+	}
+	return err
 }
 
 // Ender is a Channel that can say nothing drives the run any more (flower
@@ -54,7 +69,7 @@ type Ender interface {
 
 func (l local) ended() error {
 	if e, ok := l.opts.Channel.(Ender); ok && e.Ended() {
-		return fmt.Errorf("%w: the run has ended; start the next wake first", ErrEnded)
+		return errEnded
 	}
 	return nil
 }
