@@ -123,7 +123,7 @@ func (s *Server) submitRun(w http.ResponseWriter, r *http.Request) {
 		Workspace  string   `json:"workspace"`
 		AskTimeout *float64 `json:"ask_timeout_s"`
 	}
-	if !Decode(w, r, &in) {
+	if !decode(w, r, &in) {
 		return
 	}
 	if !filepath.IsAbs(in.Workspace) {

@@ -96,7 +96,7 @@ func (s *Server) failRun(w http.ResponseWriter, r *http.Request, err error, ask 
 }
 
 func (s *Server) events(w http.ResponseWriter, r *http.Request, run Run) {
-	after, err := AfterParam(r)
+	after, err := afterParam(r)
 	if err != nil {
 		fail(w, http.StatusBadRequest, err.Error())
 		return
@@ -139,7 +139,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, run Run) {
 		ID   string `json:"id"`
 		Text string `json:"text"`
 	}
-	if Decode(w, r, &in) && s.checkAskID(w, r, in.ID) {
+	if decode(w, r, &in) && s.checkAskID(w, r, in.ID) {
 		ok, err := run.Answer(r.Context(), in.ID, in.Text)
 		s.settled(w, r, in.ID, ok, err)
 	}
@@ -150,7 +150,7 @@ func (s *Server) decline(w http.ResponseWriter, r *http.Request, run Run) {
 		ID     string `json:"id"`
 		Reason string `json:"reason"`
 	}
-	if Decode(w, r, &in) && s.checkAskID(w, r, in.ID) {
+	if decode(w, r, &in) && s.checkAskID(w, r, in.ID) {
 		ok, err := run.Decline(r.Context(), in.ID, in.Reason)
 		s.settled(w, r, in.ID, ok, err)
 	}
@@ -180,7 +180,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, run Run) {
 	var in struct {
 		Text string `json:"text"`
 	}
-	if !Decode(w, r, &in) {
+	if !decode(w, r, &in) {
 		return
 	}
 	if strings.TrimSpace(in.Text) == "" {
@@ -194,7 +194,7 @@ func (s *Server) interrupt(w http.ResponseWriter, r *http.Request, run Run) {
 	var in struct {
 		Text string `json:"text"`
 	}
-	if Decode(w, r, &in) {
+	if decode(w, r, &in) {
 		s.done(w, r, run.Interrupt(r.Context(), strings.TrimSpace(in.Text)))
 	}
 }

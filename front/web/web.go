@@ -15,6 +15,14 @@
 //	GET  /ws?after=N         WebSocket: messages shaped like GET /events
 //	GET  /?token=T           the page
 //
+// These routes serve the run of this process (Options.Events and
+// Channel: flower serve, behind a Hub that outlives its wakes). With
+// Options.Runs the runs of a database are served (runs.go: flower serve
+// --runs), each steered under /runs/{id}/ by the same handlers (steer.go)
+// through the store (Stored). A note or an interrupt for a run nothing
+// drives any more (between wakes; a run no longer in flight) is 409, and
+// an answer to it ok:false.
+//
 // Events are numbered from 1; the latest 2000 are kept in memory, and with
 // a History every event but deltas is stored, numbered on across restarts
 // of the server (issue 14): an after older than the memory window is
@@ -258,9 +266,8 @@ func (b batch) encode() []byte {
 	return data
 }
 
-// AfterParam reads ?after=N, the seq of the last event a client has (R6.7);
-// flower serve --runs (cmd/flower) reads it the same way.
-func AfterParam(r *http.Request) (int, error) {
+// afterParam reads ?after=N, the seq of the last event a client has (R6.7).
+func afterParam(r *http.Request) (int, error) {
 	v := r.URL.Query().Get("after")
 	if v == "" {
 		return 0, nil
@@ -277,7 +284,7 @@ func (s *Server) wake(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Text string `json:"text"`
 	}
-	if !Decode(w, r, &in) {
+	if !decode(w, r, &in) {
 		return
 	}
 	if s.opts.Wake == nil {
@@ -298,7 +305,7 @@ func (s *Server) oracle(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Question string `json:"question"`
 	}
-	if !Decode(w, r, &in) {
+	if !decode(w, r, &in) {
 		return
 	}
 	if strings.TrimSpace(in.Question) == "" {
@@ -317,11 +324,10 @@ func (s *Server) oracle(w http.ResponseWriter, r *http.Request) {
 	reply(w, map[string]string{"answer": a})
 }
 
-// Decode reads a JSON object of at most MaxBody bytes into v, strictly:
+// decode reads a JSON object of at most MaxBody bytes into v, strictly:
 // unknown fields and trailing data are errors. It answers the request
-// itself when it fails, with the API's one-line JSON error; flower serve
-// --runs (cmd/flower) takes its bodies the same way.
-func Decode(w http.ResponseWriter, r *http.Request, v any) bool {
+// itself when it fails, with the API's one-line JSON error.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	if r.ContentLength > MaxBody {
 		fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body is %d bytes; the limit is %d", r.ContentLength, MaxBody))
 		return false
