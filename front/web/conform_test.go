@@ -33,6 +33,7 @@ type rig struct {
 	prefix string
 	ch     *human.Channel
 	end    func()
+	hub    *web.Hub // the local rig's
 
 	mu         sync.Mutex // guards interrupts
 	interrupts []string
@@ -83,7 +84,7 @@ func localRig(t *testing.T) *rig {
 	ts.Start()
 	t.Cleanup(ts.Close)
 	t.Cleanup(stream.Broker().Close)
-	r := &rig{t: t, srv: ts}
+	r := &rig{t: t, srv: ts, hub: h}
 	r.ch = human.New(human.Options{Sink: h.Sink, Timeout: human.Forever, Workbench: filepath.Join(t.TempDir(), ".flower")})
 	var once sync.Once
 	detach := h.Attach(web.Wake{Channel: r.ch, Interrupt: r.interrupt, Banner: "-> starting", Number: 1})

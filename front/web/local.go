@@ -22,7 +22,7 @@ func (l local) Asks(context.Context) ([]human.Ask, error) { return l.opts.Channe
 // waits, whatever the id: ok:false, as for a run of a database no longer
 // in flight.
 func (l local) known(id string) error {
-	if e, ok := l.opts.Channel.(Ender); ok && e.Ended() {
+	if e, ok := l.opts.Channel.(ender); ok && e.Ended() {
 		return errEnded
 	}
 	if k, ok := l.opts.Channel.(interface{ Known(string) bool }); ok && !k.Known(id) {
@@ -60,15 +60,15 @@ func ignoreEnded(err error) error {
 	return err
 }
 
-// Ender is a Channel that can say nothing drives the run any more (flower
+// ender is a Channel that can say nothing drives the run any more (flower
 // serve's, between wakes): a note or an interrupt is then 409, as for a
 // run of a database that is no longer in flight.
-type Ender interface {
+type ender interface {
 	Ended() bool
 }
 
 func (l local) ended() error {
-	if e, ok := l.opts.Channel.(Ender); ok && e.Ended() {
+	if e, ok := l.opts.Channel.(ender); ok && e.Ended() {
 		return errEnded
 	}
 	return nil
