@@ -15,8 +15,8 @@ import (
 
 // TestServeRuns: flower serve --runs serves the database's runs with the
 // token: POST /runs queues one as flower submit does, GET /runs lists it,
-// GET /runs/ID shows it; no token, a bad body or an unknown run are
-// refused with one line.
+// GET /runs/ID shows it; no token or a workspace that is not a directory
+// are refused (the other refusals are front/web's tests, in process).
 func TestServeRuns(t *testing.T) {
 	t.Parallel()
 	url := pgtest.URL(t)
@@ -68,10 +68,7 @@ func TestServeRuns(t *testing.T) {
 	if code, v = do("GET", "/runs/"+id, "", token); code != 200 || v["run"].(map[string]any)["task"] != testTask {
 		t.Errorf("GET /runs/%s: %d %v", id, code, v)
 	}
-	if code, v = do("GET", "/runs/nope", "", token); code != http.StatusNotFound || !strings.Contains(v["error"].(string), "no run nope") {
-		t.Errorf("GET /runs/nope: %d %v", code, v)
-	}
-	for _, body := range []string{`{"task":"x","workspace":"rel"}`, `{"task":"x","workspace":"/nonexistent-dir"}`, `{"task":"","workspace":"` + ws + `"}`, `not json`} {
+	for _, body := range []string{`{"task":"x","workspace":"/nonexistent-dir"}`, `{"task":"","workspace":"` + ws + `"}`} {
 		if code, v = do("POST", "/runs", body, token); code != http.StatusBadRequest || v["error"] == "" {
 			t.Errorf("POST /runs %s: %d %v", body, code, v)
 		}

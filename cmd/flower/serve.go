@@ -7,8 +7,11 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -90,10 +93,11 @@ exits when the run ends.`,
 	return cmd
 }
 
-// serveWakes runs wakes behind one server: the first with phrase, the
-// next ones as the page asks, until Ctrl-C (issue 11). Unattended
-// (--timeout 0), after a usage error or a terminating signal it ends with
-// the first wake, as flower [TASK] does. It exits as the last wake did.
+// serveWakes runs wakes behind one server, the hub of front/web: the
+// first with phrase, the next ones as the page asks, until Ctrl-C (issue
+// 11). Unattended (--timeout 0), after a usage error or a terminating
+// signal it ends with the first wake, as flower [TASK] does. It exits as
+// the last wake did.
 func serveWakes(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, l net.Listener, token string, exitAfter bool) error {
 	ws, err := filepath.Abs(g.workspace)
 	if err != nil {
@@ -103,35 +107,70 @@ func serveWakes(ctx context.Context, g *globals, f *wakeFlags, phrase string, ou
 	if err != nil {
 		return err
 	}
-	h, err := newHub(l, token, stream)
+	h, err := web.NewHub(l, stream, web.Options{Token: token})
 	if err != nil {
-		return err
+		return &exitError{code: exitFailed, err: err}
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	go func() { served <- h.srv.Serve(sctx, l) }()
+	go func() { served <- h.Server().Serve(sctx, l) }()
 	defer func() {
 		cancel()
 		if err := <-served; err != nil {
 			fmt.Fprintln(os.Stderr, "flower:", err)
 		}
-		stream.finish(g) // the end mark, so the next flower serve numbers on without a gap
-		h.events.Close()
+		finishStream(g, stream) // the end mark, so the next flower serve numbers on without a gap
+		stream.Broker().Close()
 	}()
-	sig, stop := idleSignals()
-	defer stop()
+	var shown sync.Once // the address is printed once, after the first banner
+	showURL := func() { shown.Do(func() { fmt.Fprintf(out, "flower: open %s\n", h.URL()) }) }
+	fe := frontEnd{sink: h.Sink, attach: func(ctx context.Context, run wakeRun) (func(), error) {
+		detach := h.Attach(web.Wake{Channel: run.ch, Interrupt: run.rt.Interrupt, Oracle: run.oracle.Ask,
+			Banner: run.banner, Number: run.wake, Workspace: run.ws, Store: run.store})
+		showURL()
+		return detach, nil
+	}}
+	// Ctrl-C, SIGTERM and SIGHUP are received for the whole of flower
+	// serve, so that none arriving between wakes kills it unhandled; while
+	// a wake runs, its own handler acts on them and these are dropped.
+	sig := make(chan os.Signal, 4)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sig)
 	for {
-		err := wakeWith(ctx, g, f, phrase, out, steered(g, h.frontEnd(out), false))
+		err := wakeWith(ctx, g, f, phrase, out, steered(g, fe, false))
 		drain(sig)
 		var ee *exitError
 		if exitAfter || f.timeout == 0 || killedBy.Load() != nil || exitNow.Load() || (errors.As(err, &ee) && ee.code == exitUsage) {
 			return err
 		}
-		h.ended(out, err)
-		next, ok := h.waitNext(ctx, sig)
-		if !ok {
+		why := ""
+		if err != nil {
+			why = err.Error()
+			if ee != nil && ee.err != nil {
+				why = ee.err.Error()
+			}
+		}
+		h.Ended(err == nil, why)
+		showURL()
+		fmt.Fprintln(out, "flower: the run ended; the page stays up to start the next wake (Ctrl-C to exit)")
+		select {
+		case phrase = <-h.Next():
+		case <-sig:
+			return err
+		case <-ctx.Done():
 			return err
 		}
-		phrase, f.fresh, f.noRestore, f.runID = next, false, false, ""
+		f.fresh, f.noRestore, f.runID = false, false, ""
+	}
+}
+
+// drain drops the signals the wake's own handler already acted on.
+func drain(sig <-chan os.Signal) {
+	for {
+		select {
+		case <-sig:
+		default:
+			return
+		}
 	}
 }

@@ -8,30 +8,17 @@ import (
 	"sync"
 
 	"github.com/flower-run/flower/event"
-	"github.com/flower-run/flower/event/eventlog"
-	"github.com/flower-run/flower/human"
+	"github.com/flower-run/flower/front/web"
 	"github.com/flower-run/flower/store"
 )
 
-// inboundChannel is the PostgreSQL notification channel on which flower
-// serve --runs says that it put a record in a workspace's human journal;
-// the payload is the journal's key.
-const inboundChannel = "flower_inbound"
-
-// listener is a store that can wake a process on a notification
-// (store/postgres).
-type listener interface {
-	Listen(ctx context.Context, channel string, fn func(payload string))
-}
-
 // steered makes fe, the front end of a wake on a database store, also
 // steerable from any flower serve --runs attached to that database (issue
-// 14): while the run goes on, the human channel follows its journal for
-// answers, mail and interrupts put there by other processes (human.Follower,
-// woken by a notification, else every poll), and with storeEvents the
-// wake's events are kept in the workspace's stored stream, as flower serve
-// keeps its own, so GET /runs/ID/events shows them. On SQLite nothing
-// else can reach the run: fe is returned as it is.
+// 14): while the run goes on, its human channel follows the workspace's
+// journal (web.Follow), and with storeEvents the wake's events are kept in
+// the workspace's stored stream (web.Stream), as flower serve keeps its
+// own, so GET /runs/ID/events shows them. On SQLite nothing else can reach
+// the run: fe is returned as it is.
 func steered(g *globals, fe frontEnd, storeEvents bool) frontEnd {
 	if u, err := g.storeURL(); err != nil || u == "" {
 		return fe
@@ -41,7 +28,7 @@ func steered(g *globals, fe frontEnd, storeEvents bool) frontEnd {
 		return fe
 	}
 	var mu sync.Mutex // guards stream
-	var stream *serveEvents
+	var stream *web.Stream
 	inner := fe.sink
 	fe.sink = func(e event.Event) {
 		inner(e)
@@ -49,19 +36,19 @@ func steered(g *globals, fe frontEnd, storeEvents bool) frontEnd {
 		s := stream
 		mu.Unlock()
 		if s != nil {
-			s.publish(e)
+			s.Publish(e)
 		}
 	}
 	attach := fe.attach
 	fe.attach = func(ctx context.Context, run wakeRun) (func(), error) {
-		var s *serveEvents
+		var s *web.Stream
 		if storeEvents {
 			s = storedStream(ctx, run.store, ws)
 			mu.Lock()
 			stream = s
 			mu.Unlock()
 		}
-		stopFollow := follow(ctx, run, ws)
+		stopFollow := web.Follow(ctx, run.ch, run.rt.Interrupt, run.store, ws, os.Stderr)
 		detach, err := attach(ctx, run)
 		if err != nil {
 			stopFollow()
@@ -74,7 +61,9 @@ func steered(g *globals, fe frontEnd, storeEvents bool) frontEnd {
 				mu.Lock()
 				stream = nil
 				mu.Unlock()
-				s.end() // before the wake's store closes
+				if err := s.End(); err != nil { // before the wake's store closes
+					logStreamErr(err)
+				}
 			}
 		}, nil
 	}
@@ -82,67 +71,19 @@ func steered(g *globals, fe frontEnd, storeEvents bool) frontEnd {
 }
 
 // storedStream starts the workspace's stored event stream in the wake's
-// store, after the events stored there: read once the workspace is
-// leased, so no other driver numbers on at the same time. Nil when the
-// store keeps no events or cannot say where the stream stands.
-func storedStream(ctx context.Context, s store.Store, ws string) *serveEvents {
+// store, read once the workspace is leased, so no other driver numbers on
+// at the same time. Nil when the store keeps no events or cannot say
+// where the stream stands.
+func storedStream(ctx context.Context, s store.Store, ws string) *web.Stream {
 	log, ok := s.(store.Events)
 	if !ok {
 		return nil
 	}
-	key := store.SideLog(ws, store.EventLog)
-	start, lost, err := eventlog.Resume(ctx, log, key)
+	st, err := web.NewStream(ctx, log, ws, logStreamErr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "flower: events are not stored this time:", err)
 		return nil
 	}
-	b := event.NewBrokerAt(0, start)
-	w := eventlog.NewWriter(b, key, start)
-	w.OnError = func(err error) { fmt.Fprintln(os.Stderr, "flower:", err) }
-	e := &serveEvents{broker: b, writer: w, stream: key}
-	w.Attach(log)
-	if lost > 0 {
-		e.publish(event.Event{Kind: event.Error, Text: fmt.Sprintf(
-			"the last driver here stopped before storing all its events: those after #%d are lost, and the count goes on from #%d", lost, start+1),
-			Payload: map[string]any{"source": "eventlog", "lost_after": lost}})
-	}
-	return e
-}
-
-// follow runs the human channel's follower of the workspace's journal
-// until the returned stop is called; stop waits for it.
-func follow(ctx context.Context, run wakeRun, ws string) (stop func()) {
-	nudge := make(chan struct{}, 1)
-	f, err := run.ch.Follow(human.FollowOptions{Interrupt: run.rt.Interrupt, Nudge: nudge})
-	if err != nil {
-		return func() {}
-	}
-	// The first pass before the run starts: what is in the journal by then
-	// arrived while no process followed (an interrupt of it is stale).
-	if err := f.Pass(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "flower: follow the human journal:", err)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	if l, ok := run.store.(listener); ok {
-		key := store.SideLog(ws, store.HumanJournal)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			l.Listen(ctx, inboundChannel, func(p string) {
-				if p == key || p == "" {
-					select {
-					case nudge <- struct{}{}:
-					default:
-					}
-				}
-			})
-		}()
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		f.Run(ctx)
-	}()
-	return func() { cancel(); wg.Wait() }
+	st.Attach(s)
+	return st
 }

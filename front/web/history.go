@@ -24,12 +24,16 @@ const maxHistory = 5000
 // History, a failed read, or an after beyond the newest event (the client
 // counted on a server that died before it stored its last events).
 func (s *Server) since(ctx context.Context, after int) ([]event.Numbered, bool) {
-	ns, gap := s.opts.Events.Since(after)
-	if !gap || s.opts.History == nil || after > s.opts.Events.Last() {
+	return since(ctx, s.opts.Events, s.opts.History, after)
+}
+
+func since(ctx context.Context, b *event.Broker, h History, after int) ([]event.Numbered, bool) {
+	ns, gap := b.Since(after)
+	if !gap || h == nil || after > b.Last() {
 		return ns, gap
 	}
-	oldest := s.opts.Events.Oldest()
-	stored, err := s.opts.History.After(ctx, after, maxHistory)
+	oldest := b.Oldest()
+	stored, err := h.After(ctx, after, maxHistory)
 	if err != nil {
 		return ns, gap
 	}

@@ -15,6 +15,14 @@
 //	GET  /ws?after=N         WebSocket: messages shaped like GET /events
 //	GET  /?token=T           the page
 //
+// These routes serve the run of this process (Options.Events and
+// Channel: flower serve, behind a Hub that outlives its wakes). With
+// Options.Runs the runs of a database are served (runs.go: flower serve
+// --runs), each steered under /runs/{id}/ by the same handlers (steer.go)
+// through the store (Stored). A note or an interrupt for a run nothing
+// drives any more (between wakes; a run no longer in flight) is 409, and
+// an answer to it ok:false.
+//
 // Events are numbered from 1; the latest 2000 are kept in memory, and with
 // a History every event but deltas is stored, numbered on across restarts
 // of the server (issue 14): an after older than the memory window is
@@ -46,7 +54,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"os"
 	"regexp"
@@ -73,9 +80,12 @@ var _ Channel = (*human.Channel)(nil)
 
 // Options configure a Server.
 type Options struct {
-	Token   string        // required; see Token
-	Events  *event.Broker // required: the run's events
-	Channel Channel       // required: the run's human channel
+	Token string // required; see Token
+	// Events and Channel are the events and the human channel of the run
+	// of this process (flower serve): the routes of one run, the
+	// WebSocket and the page. Nil: only the Runs routes.
+	Events  *event.Broker
+	Channel Channel
 	// History is the stream's stored events, for clients behind the
 	// broker's window or from before a restart (issue 14). Nil: only the
 	// broker's window.
@@ -92,6 +102,9 @@ type Options struct {
 	// has ended (flower serve stays up after it, issue 11); an error says
 	// why not (ErrBusy: a run is going on). Nil: POST /wake is 501.
 	Wake func(text string) error
+	// Runs are the runs of a database (flower serve --runs): GET and POST
+	// /runs, GET /runs/{id} and the steering routes under it (runs.go).
+	Runs *Runs
 	// Limits bound what clients may hold open (zero: the defaults).
 	Limits Limits
 	// Log receives the server's own errors; nil is standard error.
@@ -118,8 +131,8 @@ func New(opts Options) (*Server, error) {
 	if err := checkToken(opts.Token); err != nil {
 		return nil, err
 	}
-	if opts.Events == nil || opts.Channel == nil {
-		return nil, errors.New("web: Events and Channel are required")
+	if (opts.Events == nil) != (opts.Channel == nil) || (opts.Events == nil && opts.Runs == nil) {
+		return nil, errors.New("web: Events and Channel (one run), or Runs (any run), are required")
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -129,16 +142,17 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, hash: sha256.Sum256([]byte(opts.Token)), mux: http.NewServeMux()}
 	s.page, s.csp = page()
-	s.mux.HandleFunc("GET /{$}", s.servePage)
-	s.mux.HandleFunc("GET /events", s.events)
-	s.mux.HandleFunc("GET /asks", s.asks)
-	s.mux.HandleFunc("POST /answer", s.answer)
-	s.mux.HandleFunc("POST /decline", s.decline)
-	s.mux.HandleFunc("POST /send", s.send)
-	s.mux.HandleFunc("POST /interrupt", s.interrupt)
-	s.mux.HandleFunc("POST /oracle", s.oracle)
-	s.mux.HandleFunc("GET /ws", s.websocket)
-	s.mux.HandleFunc("POST /wake", s.wake)
+	if opts.Events != nil {
+		one := local{&s.opts}
+		s.mux.HandleFunc("GET /{$}", s.servePage)
+		s.steerRoutes("", func(*http.Request) (Run, error) { return one, nil })
+		s.mux.HandleFunc("POST /oracle", s.oracle)
+		s.mux.HandleFunc("GET /ws", s.websocket)
+		s.mux.HandleFunc("POST /wake", s.wake)
+	}
+	if opts.Runs != nil {
+		s.runsRoutes()
+	}
 	return s, nil
 }
 
@@ -252,20 +266,8 @@ func (b batch) encode() []byte {
 	return data
 }
 
-func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	after, err := AfterParam(r)
-	if err != nil {
-		fail(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	ns, gap := s.since(r.Context(), after)
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(newBatch(ns, gap).encode())
-}
-
-// AfterParam reads ?after=N, the seq of the last event a client has (R6.7);
-// flower serve --runs (cmd/flower) reads it the same way.
-func AfterParam(r *http.Request) (int, error) {
+// afterParam reads ?after=N, the seq of the last event a client has (R6.7).
+func afterParam(r *http.Request) (int, error) {
 	v := r.URL.Query().Get("after")
 	if v == "" {
 		return 0, nil
@@ -277,126 +279,12 @@ func AfterParam(r *http.Request) (int, error) {
 	return n, nil
 }
 
-// AskJSON is a pending ask as GET /asks serves it (R6.7).
-type AskJSON struct {
-	ID       string   `json:"id"`
-	Question string   `json:"question"`
-	Options  []string `json:"options"`
-	WaitedS  float64  `json:"waited_s"`
-}
-
-func (s *Server) asks(w http.ResponseWriter, r *http.Request) {
-	now := s.opts.Now()
-	out := []AskJSON{}
-	for _, a := range s.opts.Channel.Pending() {
-		opts := a.Options
-		if opts == nil {
-			opts = []string{}
-		}
-		waited := math.Round(now.Sub(a.Asked).Seconds()*10) / 10
-		out = append(out, AskJSON{ID: a.ID, Question: a.Question, Options: opts, WaitedS: max(waited, 0)})
-	}
-	reply(w, out)
-}
-
-// askID is the form of the ids the human channel gives: q1, q2...
-var askID = regexp.MustCompile(`^q[1-9][0-9]*$`)
-
-func checkAskID(id string) error {
-	if !askID.MatchString(id) {
-		return fmt.Errorf("unknown ask id %q: ids look like q1 (see GET /asks)", id)
-	}
-	return nil
-}
-
-// checkAsk answers 400 for an id of the wrong form and 404 for one the
-// channel never issued, when it can tell (a settled ask is 200 ok:false).
-func (s *Server) checkAsk(w http.ResponseWriter, id string) bool {
-	if err := checkAskID(id); err != nil {
-		fail(w, http.StatusBadRequest, err.Error())
-		return false
-	}
-	if k, ok := s.opts.Channel.(interface{ Known(string) bool }); ok && !k.Known(id) {
-		fail(w, http.StatusNotFound, fmt.Sprintf("no ask %q: nothing was asked with that id (see GET /asks)", id))
-		return false
-	}
-	return true
-}
-
-// pick turns an option's number into the option, as the terminal does.
-func (s *Server) pick(id, text string) string {
-	for _, a := range s.opts.Channel.Pending() {
-		if a.ID == id {
-			return a.Pick(text)
-		}
-	}
-	return text
-}
-
-func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		ID   string `json:"id"`
-		Text string `json:"text"`
-	}
-	if !Decode(w, r, &in) {
-		return
-	}
-	if !s.checkAsk(w, in.ID) {
-		return
-	}
-	reply(w, map[string]bool{"ok": s.opts.Channel.Answer(in.ID, s.pick(in.ID, in.Text))})
-}
-
-func (s *Server) decline(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		ID     string `json:"id"`
-		Reason string `json:"reason"`
-	}
-	if !Decode(w, r, &in) {
-		return
-	}
-	if !s.checkAsk(w, in.ID) {
-		return
-	}
-	reply(w, map[string]bool{"ok": s.opts.Channel.Decline(in.ID, in.Reason)})
-}
-
-func (s *Server) send(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Text string `json:"text"`
-	}
-	if !Decode(w, r, &in) {
-		return
-	}
-	if strings.TrimSpace(in.Text) == "" {
-		fail(w, http.StatusBadRequest, "text is empty: write what the agent should read in its inbox")
-		return
-	}
-	s.opts.Channel.Send(in.Text)
-	reply(w, map[string]bool{"ok": true})
-}
-
-func (s *Server) interrupt(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Text string `json:"text"`
-	}
-	if !Decode(w, r, &in) {
-		return
-	}
-	if s.opts.Interrupt == nil {
-		fail(w, http.StatusNotImplemented, "this server cannot interrupt the run")
-		return
-	}
-	s.opts.Interrupt(strings.TrimSpace(in.Text))
-	reply(w, map[string]bool{"ok": true})
-}
-
 // wake starts the next wake once the run has ended.
 func (s *Server) wake(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Text string `json:"text"`
 	}
-	if !Decode(w, r, &in) {
+	if !decode(w, r, &in) {
 		return
 	}
 	if s.opts.Wake == nil {
@@ -417,7 +305,7 @@ func (s *Server) oracle(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Question string `json:"question"`
 	}
-	if !Decode(w, r, &in) {
+	if !decode(w, r, &in) {
 		return
 	}
 	if strings.TrimSpace(in.Question) == "" {
@@ -436,11 +324,10 @@ func (s *Server) oracle(w http.ResponseWriter, r *http.Request) {
 	reply(w, map[string]string{"answer": a})
 }
 
-// Decode reads a JSON object of at most MaxBody bytes into v, strictly:
+// decode reads a JSON object of at most MaxBody bytes into v, strictly:
 // unknown fields and trailing data are errors. It answers the request
-// itself when it fails, with the API's one-line JSON error; flower serve
-// --runs (cmd/flower) takes its bodies the same way.
-func Decode(w http.ResponseWriter, r *http.Request, v any) bool {
+// itself when it fails, with the API's one-line JSON error.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	if r.ContentLength > MaxBody {
 		fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body is %d bytes; the limit is %d", r.ContentLength, MaxBody))
 		return false

@@ -31,7 +31,7 @@ const (
 // messages shaped like GET /events. It ends when the client goes away or
 // the server stops.
 func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
-	after, err := AfterParam(r)
+	after, err := afterParam(r)
 	if err != nil {
 		fail(w, http.StatusBadRequest, err.Error())
 		return

@@ -1,0 +1,194 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+
+	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/human"
+	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/store"
+)
+
+// Hub is the part of flower serve that outlives each wake (issue 11): one
+// event stream and one server, steering whichever wake is running. After
+// a run ends the page keeps its whole history and the verdict, and can
+// start the next wake.
+type Hub struct {
+	stream *Stream
+	srv    *Server
+	url    string
+	next   chan string // the phrase of the next wake, from POST /wake
+
+	mu      sync.Mutex // guards wake, cost and history
+	wake    *Wake      // the wake running; nil between wakes
+	history History    // the running wake's stored events; nil between wakes
+	cost    float64    // of the wake running, from its usage events
+}
+
+// Wake is what the hub steers of one wake.
+type Wake struct {
+	Channel   *human.Channel
+	Interrupt func(text string) // agent.Runtime.Interrupt
+	Oracle    func(ctx context.Context, question string) (string, error)
+	Banner    string      // the wake's first line (R3.12)
+	Number    int         // this wake's number
+	Workspace string      // as shown
+	Store     store.Store // the wake's store: the stream is kept there while it runs
+}
+
+// NewHub returns the hub of stream, serving on l with token (the other
+// options as for New).
+func NewHub(l net.Listener, stream *Stream, opts Options) (*Hub, error) {
+	h := &Hub{stream: stream, url: URL(l, opts.Token), next: make(chan string, 1)}
+	opts.Events, opts.Channel, opts.History = stream.Broker(), hubChannel{h}, hubHistory{h}
+	opts.Interrupt, opts.Oracle, opts.Wake = h.interrupt, h.oracle, h.wakeNext
+	srv, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	h.srv = srv
+	return h, nil
+}
+
+// Server is the hub's server, to Serve.
+func (h *Hub) Server() *Server { return h.srv }
+
+// URL is the page's address with the token, to print.
+func (h *Hub) URL() string { return h.url }
+
+// Next receives the phrase of the next wake (empty: continue) when the
+// page asks for one after the run ended.
+func (h *Hub) Next() <-chan string { return h.next }
+
+func (h *Hub) current() *Wake {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.wake
+}
+
+// Sink is every wake's sink: it counts the wake's cost and publishes.
+func (h *Hub) Sink(e event.Event) {
+	if c, ok := e.Payload["cost"].(float64); ok && e.Kind == event.Usage {
+		h.mu.Lock()
+		h.cost += c
+		h.mu.Unlock()
+	}
+	h.stream.Publish(e)
+}
+
+// Attach steers w until detach, which runs before w's store closes; the
+// page shows w's banner.
+func (h *Hub) Attach(w Wake) (detach func()) {
+	history := h.stream.Attach(w.Store)
+	h.mu.Lock()
+	h.wake, h.cost, h.history = &w, 0, history
+	h.mu.Unlock()
+	h.stream.Publish(event.Event{Kind: event.Step, Text: w.Banner,
+		Payload: map[string]any{"banner": true, "wake": w.Number, "workspace": w.Workspace}})
+	return func() {
+		h.mu.Lock()
+		h.wake, h.history = nil, nil
+		h.mu.Unlock()
+		h.stream.Detach()
+	}
+}
+
+// Ended tells the page how the wake ended: ok, or why it stopped, and its
+// cost. The page then offers the next wake.
+func (h *Hub) Ended(ok bool, why string) {
+	h.mu.Lock()
+	cost := h.cost
+	h.mu.Unlock()
+	text := "✓ the run is done"
+	if !ok {
+		text = "✗ " + why
+	}
+	text += " · " + model.USD(cost)
+	h.stream.Publish(event.Event{Kind: event.Step, Text: text,
+		Payload: map[string]any{"ended": true, "ok": ok, "cost": cost}})
+}
+
+func (h *Hub) wakeNext(text string) error {
+	if h.current() != nil {
+		return ErrBusy
+	}
+	select {
+	case h.next <- text:
+		return nil
+	default:
+		return ErrBusy // the next wake is already starting
+	}
+}
+
+func (h *Hub) interrupt(text string) {
+	if w := h.current(); w != nil {
+		w.Interrupt(text)
+	}
+}
+
+func (h *Hub) oracle(ctx context.Context, q string) (string, error) {
+	w := h.current()
+	if w == nil {
+		return "", errors.New("no run is going on: start the next wake first")
+	}
+	return w.Oracle(ctx, q)
+}
+
+// hubChannel is the human channel of the wake running; between wakes
+// nothing is asked, and a note or an interrupt is 409 (Ended).
+type hubChannel struct{ h *Hub }
+
+func (c hubChannel) ch() *human.Channel {
+	if w := c.h.current(); w != nil {
+		return w.Channel
+	}
+	return nil
+}
+
+func (c hubChannel) Ended() bool { return c.h.current() == nil }
+
+func (c hubChannel) Pending() []human.Ask {
+	if ch := c.ch(); ch != nil {
+		return ch.Pending()
+	}
+	return nil
+}
+
+func (c hubChannel) Answer(id, text string) bool {
+	ch := c.ch()
+	return ch != nil && ch.Answer(id, text)
+}
+
+func (c hubChannel) Decline(id, reason string) bool {
+	ch := c.ch()
+	return ch != nil && ch.Decline(id, reason)
+}
+
+func (c hubChannel) Send(text string) {
+	if ch := c.ch(); ch != nil {
+		ch.Send(text)
+	}
+}
+
+// Known reports ids of the wake running: an ask of an ended wake is gone.
+func (c hubChannel) Known(id string) bool {
+	ch := c.ch()
+	return ch != nil && ch.Known(id)
+}
+
+// hubHistory serves the running wake's stored events; between wakes the
+// store is closed and the broker's window is all there is.
+type hubHistory struct{ h *Hub }
+
+func (x hubHistory) After(ctx context.Context, after, limit int) ([]event.Numbered, error) {
+	x.h.mu.Lock()
+	hist := x.h.history
+	x.h.mu.Unlock()
+	if hist == nil {
+		return nil, nil
+	}
+	return hist.After(ctx, after, limit)
+}
