@@ -45,6 +45,14 @@ func (c *Channel) Deliver() (text string, mark []store.Entry, undo func()) {
 	return formatDelivered(ms), mark, func() { c.putBack(ms) }
 }
 
+// Waiting reports whether mail waits for Deliver: a front end can tell a
+// note it sent has reached the inbox and not yet the agent.
+func (c *Channel) Waiting() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.inbox) > 0
+}
+
 // putBack returns undelivered mail to the front of the inbox.
 func (c *Channel) putBack(ms []mail) {
 	c.mu.Lock()
