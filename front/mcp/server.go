@@ -72,12 +72,9 @@ type Options struct {
 type Server struct {
 	opts Options
 	mcp  *sdk.Server
-	base context.Context // every task's: cancelled by a Shutdown cut short
-	cut  context.CancelCauseFunc
 
 	mu    sync.Mutex       // guards tasks
 	tasks map[string]*task // by absolute directory; the last task of each
-	wg    sync.WaitGroup   // the tasks' goroutines
 }
 
 // New returns a server with its six tools.
@@ -86,7 +83,6 @@ func New(o Options) *Server {
 	o.AskTimeout = cmp.Or(o.AskTimeout, human.DefaultTimeout)
 	o.Rounds, o.MaxTurns, o.Keep = cmp.Or(o.Rounds, 3), cmp.Or(o.MaxTurns, 100), cmp.Or(o.Keep, 4000)
 	s := &Server{opts: o, tasks: map[string]*task{}}
-	s.base, s.cut = context.WithCancelCause(context.Background())
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: o.Name, Version: o.Version}, nil)
 	s.addTools()
 	return s
@@ -114,30 +110,57 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 // each continues with the next task_start, or flower, in its directory.
 func (s *Server) Shutdown(ctx context.Context) {
 	s.mu.Lock()
+	var tasks []*task
 	for _, t := range s.tasks {
 		t.stop("")
+		tasks = append(tasks, t)
 	}
 	s.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		s.wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		s.cut(context.Cause(ctx))
-		<-done
+	for _, t := range tasks {
+		select {
+		case <-t.done:
+		case <-ctx.Done():
+			t.cut(context.Cause(ctx))
+			<-t.done
+		}
 	}
 }
 
-// start opens the directory for a new task, decides what it does and
-// hands it to its goroutine. The errors a client can act on come back
-// here: another process or task holds the directory, nothing to continue.
+// start opens the directory for a new task, decides what it does, starts
+// the runtime and hands the run to the task's goroutine. The errors a
+// client can act on come back here: another process or task holds the
+// directory, nothing to continue, no API key.
 func (s *Server) start(ctx context.Context, dir, text string) (*task, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("directory: %w", err)
 	}
+	t, err := s.reserve(dir)
+	if err != nil {
+		return nil, err
+	}
+	h, plan, err := s.open(ctx, t, text)
+	switch {
+	case err != nil:
+		t.end(StateFailed, "", "failed: "+err.Error())
+	case plan.Action == wake.Pass:
+		t.end(StatePassed, plan.Last.ID, fmt.Sprintf("passed: run %s passed its verdict, nothing to continue; give a task to change something", plan.Last.ID))
+	case !t.started(h):
+		t.end(StateStopped, "", t.stopped()) // Shutdown came first
+	default:
+		go s.drive(t, h, plan) // owned: Shutdown waits for t.done
+		return t, nil
+	}
+	if h != nil {
+		t.closing()
+		h.Close()
+	}
+	t.cut(nil)
+	close(t.done)
+	return t, err
+}
+
+// reserve makes the directory's new task, while no other runs there.
+func (s *Server) reserve(dir string) (*task, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t := s.tasks[dir]; t != nil {
@@ -146,53 +169,50 @@ func (s *Server) start(ctx context.Context, dir, text string) (*task, error) {
 		}
 		<-t.done // it has ended: its goroutine is closing the Host
 	}
+	t := newTask(dir, s.opts.Keep)
+	s.tasks[dir] = t
+	return t, nil
+}
+
+// open takes the task's directory (flower.Open), decides what the start
+// does and, unless there is nothing to do (a Pass plan, counted), starts
+// the Host on the task's own context: it outlives the tool call.
+func (s *Server) open(ctx context.Context, t *task, text string) (*flower.Host, wake.Plan, error) {
 	runDir := ""
 	if s.opts.RunDir != nil {
-		runDir = s.opts.RunDir(dir)
+		runDir = s.opts.RunDir(t.dir)
 	}
 	hasStore := s.opts.StoreURL != ""
-	if !hasStore {
-		d := runDir
-		if d == "" {
-			d, _ = flower.DefaultRunDir(dir)
-		}
-		hasStore = d != "" && flower.HasState(d)
+	if d := cmp.Or(runDir, defaultRunDir(t.dir)); !hasStore && d != "" {
+		hasStore = flower.HasState(d)
 	}
 	wo := wake.Options{Phrase: text}
-	if err := wake.Check(dir, hasStore, wo); err != nil {
-		return nil, startErr(err, dir)
+	if err := wake.Check(t.dir, hasStore, wo); err != nil {
+		return nil, wake.Plan{}, startErr(err, t.dir)
 	}
-	t := newTask(dir, s.opts.Keep)
-	h, err := flower.Open(ctx, flower.Options{Workspace: dir, RunDir: runDir, StoreURL: s.opts.StoreURL, Model: s.opts.Model,
+	h, err := flower.Open(ctx, flower.Options{Workspace: t.dir, RunDir: runDir, StoreURL: s.opts.StoreURL, Model: s.opts.Model,
 		IdleTimeout: s.opts.IdleTimeout, NoTrim: s.opts.NoTrim, Secrets: s.opts.Secrets, Notice: t.notes})
 	if err != nil {
-		return nil, err
+		return nil, wake.Plan{}, err
 	}
 	plan, err := h.Prepare(ctx, wo)
-	if err != nil {
-		h.Close()
-		return nil, startErr(err, dir)
-	}
-	s.tasks[dir] = t
-	if plan.Action == wake.Pass {
-		err := wake.CountWake(ctx, h.Store(), h.RunDir(), dir)
-		h.Close()
-		if err != nil {
-			return nil, err
+	switch {
+	case err != nil:
+		err = startErr(err, t.dir)
+	case plan.Action == wake.Pass:
+		err = wake.CountWake(ctx, h.Store(), h.RunDir(), t.dir)
+	default:
+		if plan.Cut != nil {
+			t.setRun(plan.Cut.ID)
 		}
-		t.end(StatePassed, plan.Last.ID, fmt.Sprintf("passed: run %s passed its verdict, nothing to continue; give a task to change something", plan.Last.ID))
-		close(t.done)
-		return t, nil
+		err = h.Start(t.ctx, t.startOptions(s.opts))
 	}
-	if plan.Cut != nil {
-		t.setRun(plan.Cut.ID)
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.drive(t, h, plan)
-	}()
-	return t, nil
+	return h, plan, err
+}
+
+func defaultRunDir(ws string) string {
+	d, _ := flower.DefaultRunDir(ws)
+	return d
 }
 
 // startErr says what to do about a start refused by package wake.
@@ -209,18 +229,9 @@ func (s *Server) drive(t *task, h *flower.Host, plan wake.Plan) {
 	defer close(t.done)
 	defer h.Close()
 	defer t.closing()
-	ctx, cancel := context.WithCancelCause(s.base)
-	defer cancel(nil)
-	if err := h.Start(ctx, t.startOptions(s.opts)); err != nil {
-		t.end(StateFailed, "", fmt.Sprintf("failed: %v", err))
-		return
-	}
-	if !t.started(h) {
-		t.end(StateStopped, "", t.stopped())
-		return
-	}
-	o := h.Drive(ctx, plan, flower.DriveOptions{Rounds: s.opts.Rounds, MaxTurns: s.opts.MaxTurns, Budget: s.opts.Budget})
-	t.finish(ctx, o, h.Runtime().TotalCost())
+	defer t.cut(nil)
+	o := h.Drive(t.ctx, plan, flower.DriveOptions{Rounds: s.opts.Rounds, MaxTurns: s.opts.MaxTurns, Budget: s.opts.Budget})
+	t.finish(t.ctx, o, h.Runtime().TotalCost())
 }
 
 // get finds the task of a directory.

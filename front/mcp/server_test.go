@@ -203,6 +203,19 @@ func TestDemoTask(t *testing.T) {
 	if text, isErr := cs.call(t, "task_status", map[string]any{"directory": "relative/dir"}, nil); !isErr || !strings.Contains(text, "absolute path") {
 		t.Errorf("a relative directory: %s", text)
 	}
+
+	// A start that cannot run says why at once, and leaves the directory free.
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	keyless := connect(t, mcpserver.New(mcpserver.Options{Model: "claude-test"}))
+	if text, isErr := keyless.call(t, "task_start", map[string]any{"directory": dir, "task": "more"}, nil); !isErr || !strings.Contains(text, "ANTHROPIC_API_KEY") {
+		t.Errorf("task_start without a key: %s", text)
+	}
+	if st := keyless.status(t, dir); st.State != mcpserver.StateFailed || !strings.Contains(st.Message, "ANTHROPIC_API_KEY") {
+		t.Errorf("status of a start without a key: %+v", st)
+	}
+	if text, isErr := cs.call(t, "task_start", map[string]any{"directory": dir}, nil); isErr {
+		t.Errorf("task_start after a failed start elsewhere: %s", text)
+	}
 }
 
 // The clarify step's question, its options, and what a note says.

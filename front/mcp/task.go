@@ -32,7 +32,11 @@ type task struct {
 	dir    string
 	events *event.Broker // every event, numbered, the latest kept
 	notes  *lines        // flower's notices (the sandbox, restored notes)
-	done   chan struct{} // closed when the task's goroutine has closed its Host
+	done   chan struct{} // closed when the task is over and its Host closed
+	// ctx is the task's, apart from any tool call's: cut cancels it, and
+	// the step in flight is recorded as cut.
+	ctx context.Context
+	cut context.CancelCauseFunc
 
 	// hostMu guards s, the store the goroutine writes through: status
 	// reads the run in flight from it until the goroutine closes it.
@@ -54,8 +58,10 @@ type task struct {
 }
 
 func newTask(dir string, keep int) *task {
-	return &task{dir: dir, events: event.NewBroker(keep), notes: &lines{max: 20},
+	t := &task{dir: dir, events: event.NewBroker(keep), notes: &lines{max: 20},
 		done: make(chan struct{}), changed: make(chan struct{})}
+	t.ctx, t.cut = context.WithCancelCause(context.Background())
+	return t
 }
 
 // startOptions are the Host's: events to the task's buffer, the verdict
