@@ -165,3 +165,34 @@ func TestFlowerMCPServer(t *testing.T) {
 		t.Errorf("a relative directory: %s", text)
 	}
 }
+
+// TestFlowerMCPClientExit ends the client while its task waits for an
+// answer: flower mcp stops the task and exits by itself, and the next
+// flower mcp's task_start finishes the same run.
+func TestFlowerMCPClientExit(t *testing.T) {
+	t.Parallel()
+	_, env := fakeModel(t)
+	env = append(env, "HOME="+t.TempDir()) // the same home, so the same run dir, for both servers
+	cs := mcpClient(t, env)
+	dir := filepath.Join(t.TempDir(), "proj")
+	if text, isErr := callText(t, cs, "task_start", map[string]any{"directory": dir, "task": "write out.txt"}); isErr {
+		t.Fatalf("task_start: %s", text)
+	}
+	after := 0
+	waitEvent(t, cs, dir, &after, "ask")
+	asked := taskStatus(t, cs, dir)
+	// Close closes flower mcp's stdin and waits for it to exit; had it not
+	// exited by itself, the SDK would have ended it with SIGTERM.
+	if err := cs.Close(); err != nil {
+		t.Fatalf("flower mcp did not exit cleanly when its client left: %v", err)
+	}
+	cs = mcpClient(t, env)
+	if text, isErr := callText(t, cs, "task_start", map[string]any{"directory": dir}); isErr {
+		t.Fatalf("task_start to continue: %s", text)
+	}
+	after = 0
+	waitEvent(t, cs, dir, &after, "")
+	if st := taskStatus(t, cs, dir); st.State != "passed" || st.Run != asked.Run {
+		t.Errorf("after the client came back: %+v, want run %s passed", st, asked.Run)
+	}
+}
