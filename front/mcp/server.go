@@ -10,10 +10,12 @@
 //	task_note      {directory, text}             a note to the agent's inbox
 //	task_interrupt {directory, text?}            stop at the next message boundary (text: continue with it)
 //
-// Each task runs in this process, as a goroutine that takes the directory
-// through flower.Open (its lock: one task per directory), Prepare, Start
-// and Drive. Everything durable stays in the directory's run dir, so a task
-// that stops (interrupted, or the client's session ended) continues with
+// Each task runs in this process: task_start takes the directory through
+// flower.Open (its lock: one task per directory, and none while another
+// flower works there), Prepare and Start, so what prevents the task comes
+// back as its error; a goroutine of the task's own then Drives the run.
+// Everything durable stays in the directory's run dir, so a task that
+// stops (interrupted, or the client's session ended) continues with
 // task_start again, or with flower in that directory.
 //
 // A task does not outlive the session that serves it: when the client's
@@ -59,7 +61,8 @@ type Options struct {
 	// human.DefaultTimeout.
 	AskTimeout time.Duration
 	// Rounds, MaxTurns and Budget are every task's flower.DriveOptions;
-	// 0 is the CLI's default (3 rounds, 100 turns, no budget).
+	// 0 is the CLI's default (3 rounds, 100 turns, no budget), and
+	// workflow.NoRework as Rounds judges once with no rework.
 	Rounds, MaxTurns int
 	Budget           float64
 	// Keep is how many events a task keeps for task_events (default
