@@ -382,3 +382,47 @@ func TestStopAndContinue(t *testing.T) {
 		t.Errorf("run %s passed, want the one cut, %s", st.Run, asked.Run)
 	}
 }
+
+// TestShutdownCut shuts the server down with a context already ended
+// while the task runs a long command: the command is cut rather than
+// waited for, and the task says it stopped.
+func TestShutdownCut(t *testing.T) {
+	o := env(t, "claude-test")
+	demo := modeltest.Demo()
+	srv := modeltest.NewAnthropic(func(r *modeltest.Request) modeltest.Turn {
+		if strings.Contains(r.System, "the work step") && len(lastResults(r.Messages)) == 0 {
+			return modeltest.Turn{ToolCalls: []modeltest.ToolCall{{Name: "Bash", Input: `{"command":"sleep 600"}`}}}
+		}
+		return demo(r)
+	})
+	t.Cleanup(srv.Close)
+	t.Setenv("ANTHROPIC_BASE_URL", srv.URL)
+	t.Setenv("ANTHROPIC_API_KEY", "test")
+	s := mcpserver.New(o)
+	cs := connect(t, s)
+	dir := filepath.Join(t.TempDir(), "proj")
+	if text, isErr := cs.call(t, "task_start", map[string]any{"directory": dir, "task": "say hello"}, nil); isErr {
+		t.Fatalf("task_start: %s", text)
+	}
+	for after, sleeping := 0, false; !sleeping; {
+		var evs mcpserver.Events
+		cs.call(t, "task_events", map[string]any{"directory": dir, "after": after, "wait_s": 30}, &evs)
+		if evs.Ended {
+			t.Fatalf("the task ended before its command ran: %+v", cs.status(t, dir))
+		}
+		for _, e := range evs.Events {
+			sleeping = sleeping || (e.Kind == "tool_call" && e.Tool == "Bash")
+		}
+		after = evs.Last
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	s.Shutdown(ctx)
+	if d := time.Since(start); d > time.Minute {
+		t.Errorf("Shutdown waited %v for the command", d)
+	}
+	if st := cs.status(t, dir); st.State != mcpserver.StateStopped {
+		t.Errorf("status after the cut: %+v", st)
+	}
+}
