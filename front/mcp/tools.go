@@ -1,0 +1,162 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The tools' descriptions: what a client's model reads to use them.
+const (
+	startDesc = "Start flower on a task in a directory: it clarifies the task (it may ask you questions), sets checkable goals, " +
+		"does the work and has a fresh judge verify it, durable across crashes. Without a task it continues the work in " +
+		"flight there. Returns at once; follow the task with task_status and task_events, answer its questions with " +
+		"task_answer. The task runs inside this MCP server: when your session with it ends (the client exits), the task " +
+		"stops at its next message boundary and says so; nothing is lost, and task_start again (or running flower in " +
+		"that directory) continues it where it stopped."
+	statusDesc = "The state of the task in a directory: running, waiting (a question waits for task_answer), passed, " +
+		"failed or stopped (task_start continues it); its run, step, questions waiting with their ids and options, " +
+		"cost and turns."
+	eventsDesc = "The task's events after seq `after` (0: from the start): what the agent says and does, its questions, " +
+		"steps and result. Streaming deltas and usage records are left out unless all is true. wait_s waits up to that " +
+		"many seconds (at most 60) for the next event or the end. Pass `last` as `after` next time."
+	answerDesc    = "Answer a question the task asked (its id from task_status, e.g. q1); a number picks that option."
+	noteDesc      = "Send a note to the running agent's inbox; it reads it at its next step, and later steps see it in the brief."
+	interruptDesc = "Interrupt the running task at its next message boundary (a running tool finishes first). Without text " +
+		"it stops (task_start continues it later); with text it continues with that text as your message."
+)
+
+type dirIn struct {
+	Directory string `json:"directory" jsonschema:"absolute path of the task's directory (its workspace)"`
+}
+
+type startIn struct {
+	Directory string `json:"directory" jsonschema:"absolute path of the directory to work in; created if missing"`
+	Task      string `json:"task,omitempty" jsonschema:"what to do; empty continues the work in flight there"`
+}
+
+type eventsIn struct {
+	Directory string  `json:"directory" jsonschema:"absolute path of the task's directory"`
+	After     int     `json:"after,omitempty" jsonschema:"the last seq you have (0: from the start)"`
+	WaitS     float64 `json:"wait_s,omitempty" jsonschema:"wait up to this many seconds for a new event or the end of the task (at most 60)"`
+	All       bool    `json:"all,omitempty" jsonschema:"also the streaming deltas and usage records, texts and payloads whole"`
+}
+
+type answerIn struct {
+	Directory string `json:"directory" jsonschema:"absolute path of the task's directory"`
+	ID        string `json:"id" jsonschema:"the question's id, e.g. q1 (see task_status)"`
+	Text      string `json:"text" jsonschema:"the answer, or the number of an option"`
+}
+
+type textIn struct {
+	Directory string `json:"directory" jsonschema:"absolute path of the task's directory"`
+	Text      string `json:"text,omitempty" jsonschema:"the text for the agent"`
+}
+
+// Done is the structured answer of the tools that act.
+type Done struct {
+	OK bool `json:"ok"`
+}
+
+func (s *Server) addTools() {
+	act := &sdk.ToolAnnotations{}
+	read := &sdk.ToolAnnotations{ReadOnlyHint: true}
+	sdk.AddTool(s.mcp, &sdk.Tool{Name: "task_start", Annotations: act, Description: startDesc}, s.startTool)
+	sdk.AddTool(s.mcp, &sdk.Tool{Name: "task_status", Annotations: read, Description: statusDesc}, s.statusTool)
+	sdk.AddTool(s.mcp, &sdk.Tool{Name: "task_events", Annotations: read, Description: eventsDesc}, s.eventsTool)
+	sdk.AddTool(s.mcp, &sdk.Tool{Name: "task_answer", Annotations: act, Description: answerDesc}, s.answerTool)
+	sdk.AddTool(s.mcp, &sdk.Tool{Name: "task_note", Annotations: act, Description: noteDesc}, s.noteTool)
+	sdk.AddTool(s.mcp, &sdk.Tool{Name: "task_interrupt", Annotations: act, Description: interruptDesc}, s.interruptTool)
+}
+
+func text(format string, args ...any) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(format, args...)}}}
+}
+
+func (s *Server) startTool(ctx context.Context, _ *sdk.CallToolRequest, in startIn) (*sdk.CallToolResult, Status, error) {
+	dir, err := absDir(in.Directory)
+	if err != nil {
+		return nil, Status{}, err
+	}
+	t, err := s.start(ctx, dir, strings.TrimSpace(in.Task))
+	if err != nil {
+		return nil, Status{}, err
+	}
+	st := t.status(ctx)
+	if st.State == StatePassed {
+		return text("%s", st.text()), st, nil
+	}
+	return text("started flower in %s: follow it with task_status and task_events", dir), st, nil
+}
+
+func (s *Server) statusTool(ctx context.Context, _ *sdk.CallToolRequest, in dirIn) (*sdk.CallToolResult, Status, error) {
+	t, err := s.get(in.Directory)
+	if err != nil {
+		return nil, Status{}, err
+	}
+	st := t.status(ctx)
+	return text("%s", st.text()), st, nil
+}
+
+func (s *Server) eventsTool(ctx context.Context, _ *sdk.CallToolRequest, in eventsIn) (*sdk.CallToolResult, Events, error) {
+	t, err := s.get(in.Directory)
+	if err != nil {
+		return nil, Events{}, err
+	}
+	return nil, t.wait(ctx, in.After, in.All, time.Duration(in.WaitS*float64(time.Second))), nil
+}
+
+func (s *Server) answerTool(_ context.Context, _ *sdk.CallToolRequest, in answerIn) (*sdk.CallToolResult, Done, error) {
+	t, err := s.get(in.Directory)
+	if err != nil {
+		return nil, Done{}, err
+	}
+	ch, err := t.channel()
+	if err != nil {
+		return nil, Done{}, err
+	}
+	answer := in.Text
+	for _, a := range ch.Pending() {
+		if a.ID == in.ID {
+			answer = a.Pick(in.Text)
+		}
+	}
+	if !ch.Answer(in.ID, answer) {
+		return nil, Done{}, fmt.Errorf("question %q is not waiting (answered, timed out, or never asked): task_status lists the questions waiting", in.ID)
+	}
+	return text("answered %s: %s", in.ID, answer), Done{OK: true}, nil
+}
+
+func (s *Server) noteTool(_ context.Context, _ *sdk.CallToolRequest, in textIn) (*sdk.CallToolResult, Done, error) {
+	if strings.TrimSpace(in.Text) == "" {
+		return nil, Done{}, fmt.Errorf("text is empty: write what the agent should read in its inbox")
+	}
+	t, err := s.get(in.Directory)
+	if err != nil {
+		return nil, Done{}, err
+	}
+	ch, err := t.channel()
+	if err != nil {
+		return nil, Done{}, err
+	}
+	ch.Send(in.Text)
+	return text("sent: the agent reads it at its next step"), Done{OK: true}, nil
+}
+
+func (s *Server) interruptTool(_ context.Context, _ *sdk.CallToolRequest, in textIn) (*sdk.CallToolResult, Done, error) {
+	t, err := s.get(in.Directory)
+	if err != nil {
+		return nil, Done{}, err
+	}
+	msg := strings.TrimSpace(in.Text)
+	if err := t.stop(msg); err != nil {
+		return nil, Done{}, err
+	}
+	if msg == "" {
+		return text("stopping at the next message boundary: task_status says when it stopped; task_start continues it"), Done{OK: true}, nil
+	}
+	return text("interrupting at the next message boundary: it continues with your text"), Done{OK: true}, nil
+}
