@@ -70,7 +70,7 @@ func (o *onceOutput) spin(ctx context.Context) func() {
 	o.r.Begin("once")
 	ctx, cancel := context.WithCancel(ctx)
 	spun := make(chan struct{})
-	go func() { defer close(spun); o.r.Spin(ctx, spinEvery) }()
+	go func() { defer close(spun); o.r.Spin(ctx, term.SpinEvery) }()
 	return func() { cancel(); <-spun }
 }
 
