@@ -15,7 +15,6 @@ import (
 
 	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/store"
-	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/workflow"
 )
 
@@ -79,35 +78,19 @@ func driver(r workflow.RunInfo) string {
 	return "-"
 }
 
-// readStore opens the run dir's store for a read-only command; s is nil
-// when there is none yet. Nothing is created.
+// readStore opens the store for a read-only command; s is nil when there
+// is none yet. Nothing is created.
 func readStore(g *globals) (ws string, s store.Store, err error) {
 	ws, err = filepath.Abs(g.workspace)
 	if err != nil {
 		return "", nil, usageErr("--workspace: %v", err)
 	}
-	if u, err := g.storeURL(); err != nil || u != "" {
-		if err != nil {
-			return "", nil, err
-		}
-		s, err = readRemote(context.Background(), u)
-		return ws, s, err
-	}
-	path := filepath.Join(g.runDir, flower.StoreFile)
-	if _, err := os.Stat(path); err != nil {
-		return ws, nil, nil
-	}
-	// Opening writes the schema: a file a starting flower has just
-	// created, or a store of an older flower (the next wake upgrades it),
-	// holds no run state yet and is left alone.
-	if v, err := sqlite.Version(path); err == nil && v < store.SchemaVersion {
-		return ws, nil, nil
-	}
-	db, err := openStore(path)
+	u, err := g.storeURL()
 	if err != nil {
-		return "", nil, &exitError{code: exitFailed, err: err}
+		return "", nil, err
 	}
-	return ws, db, nil
+	s, err = flower.ReadStore(context.Background(), g.runDir, u)
+	return ws, s, fail(err)
 }
 
 // v1Hint tells that the run dir's run state is still in an older flower's

@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/front/web"
 	"github.com/flower-run/flower/store"
-	"github.com/flower-run/flower/store/sqlite"
 )
 
 // newServeEvents starts flower serve's event stream of workspace ws
@@ -58,20 +54,6 @@ func openEvents(ctx context.Context, g *globals) (store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if u != "" {
-		return readRemote(ctx, u)
-	}
-	path := filepath.Join(g.runDir, flower.StoreFile)
-	v, err := sqlite.Version(path)
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && v < store.SchemaVersion) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, &exitError{code: exitFailed, err: err}
-	}
-	db, err := sqlite.Open(path)
-	if err != nil {
-		return nil, &exitError{code: exitFailed, err: err}
-	}
-	return db, nil
+	s, err := flower.ReadStore(ctx, g.runDir, u)
+	return s, fail(err)
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/store"
 )
 
@@ -37,7 +37,7 @@ func runSessions(ctx context.Context, g *globals, out io.Writer) error {
 		return nil
 	}
 	defer s.Close()
-	metas, err := topSessions(ctx, s, ws, "")
+	metas, err := flower.Sessions(ctx, s, ws, "")
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -53,30 +53,10 @@ func runSessions(ctx context.Context, g *globals, out io.Writer) error {
 		if err != nil {
 			return &exitError{code: exitFailed, err: err}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t$%.4f\t%s\n", sessionID(ws, m.Key), dash(m.Agent),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t$%.4f\t%s\n", flower.SessionID(ws, m.Key), dash(m.Agent),
 			m.Created.Local().Format(time.DateTime), st.Turns, st.Cost, clipLine(firstLineOf(st.Prompt), 60))
 	}
 	return tw.Flush()
-}
-
-// topSessions are the workspace's top-level sessions (no subagents) whose
-// id starts with prefix, oldest first.
-func topSessions(ctx context.Context, s store.Store, ws, prefix string) ([]store.Meta, error) {
-	all, err := s.Sessions(ctx, store.ProjectKey(ws)+"/"+prefix)
-	if err != nil {
-		return nil, err
-	}
-	var out []store.Meta
-	for _, m := range all {
-		if !strings.Contains(sessionID(ws, m.Key), "/") {
-			out = append(out, m)
-		}
-	}
-	return out, nil
-}
-
-func sessionID(ws, key string) string {
-	return strings.TrimPrefix(key, store.ProjectKey(ws)+"/")
 }
 
 func clipLine(s string, n int) string {
@@ -87,26 +67,8 @@ func clipLine(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// resolveSession turns a session id or a unique prefix of one into the
-// id. An unknown id is returned as it is, for the caller's own message;
-// an ambiguous prefix is a usage error listing the candidates.
+// resolveSession is flower.ResolveSession with the CLI's exit codes.
 func resolveSession(ctx context.Context, s store.Store, ws, id string) (string, error) {
-	if _, ok, err := s.Meta(ctx, store.SessionKey(ws, id)); err != nil || ok {
-		return id, err
-	}
-	metas, err := topSessions(ctx, s, ws, id)
-	if err != nil {
-		return "", &exitError{code: exitFailed, err: err}
-	}
-	switch len(metas) {
-	case 0:
-		return id, nil
-	case 1:
-		return sessionID(ws, metas[0].Key), nil
-	}
-	ids := make([]string, len(metas))
-	for i, m := range metas {
-		ids[i] = sessionID(ws, m.Key)
-	}
-	return "", usageErr("session prefix %q is ambiguous: %s (give more of the id)", id, strings.Join(ids, ", "))
+	id, err := flower.ResolveSession(ctx, s, ws, id)
+	return id, fail(err)
 }

@@ -4,14 +4,12 @@ import (
 	"context"
 	"net/url"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 
 	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
-	"github.com/flower-run/flower/store/sqlite"
 )
 
 // storeEnv names the store when --store is not given (issue 14).
@@ -49,34 +47,8 @@ func (g *globals) open(ctx context.Context) (store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if u != "" {
-		db, err := postgres.Open(ctx, u)
-		if err != nil {
-			return nil, &exitError{code: exitFailed, err: err}
-		}
-		return db, nil
-	}
-	db, err := sqlite.Open(filepath.Join(g.runDir, flower.StoreFile))
-	if err != nil {
-		return nil, &exitError{code: exitFailed, err: err}
-	}
-	return db, nil
-}
-
-// readRemote opens a database store for a read-only command; s is nil
-// when the database holds no flower store of this version yet, which is
-// left alone.
-func readRemote(ctx context.Context, url string) (store.Store, error) {
-	if v, err := postgres.Version(ctx, url); err != nil {
-		return nil, &exitError{code: exitFailed, err: err}
-	} else if v < store.SchemaVersion {
-		return nil, nil
-	}
-	db, err := postgres.Open(ctx, url)
-	if err != nil {
-		return nil, &exitError{code: exitFailed, err: err}
-	}
-	return db, nil
+	s, err := flower.OpenStore(ctx, g.runDir, u)
+	return s, fail(err)
 }
 
 // redactURL is a store URL as a person may see it: without its password.
