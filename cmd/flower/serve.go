@@ -25,7 +25,7 @@ type serveFlags struct {
 	addr        string
 	allowRemote bool
 	runs        bool // --runs: the runs API of a database store (runsapi.go)
-	exitAfter   bool // --exit-after-run: end with the first wake (flower mcp's tasks)
+	exitAfter   bool // --exit-after-run: end with the first wake (for scripts)
 }
 
 // newServe is flower serve: the same wake as flower [TASK], with the HTTP
