@@ -31,6 +31,7 @@ import (
 	"github.com/flower-run/flower/permission"
 	"github.com/flower-run/flower/sandbox"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/postgres"
 	"github.com/flower-run/flower/tool"
 )
 
@@ -43,6 +44,11 @@ type Options struct {
 	// StoreURL is a postgres:// URL for runs shared by many machines; ""
 	// keeps the store in RunDir (SQLite).
 	StoreURL string
+	// DB, when set, is the PostgreSQL store the Host leases its workspace
+	// in instead of opening StoreURL: the worker's Hosts share one DB, so
+	// one pool and one lease session serve all its runs (issue 19). Close
+	// releases the lease and leaves DB open.
+	DB *postgres.DB
 	// Config is flower.yaml as loaded; nil loads it from the workspace
 	// (and the user's config) with LoadConfig.
 	Config *config.Config
@@ -86,9 +92,8 @@ type Host struct {
 // Open takes the workspace for this process and opens its store: the
 // workspace's lock (one driver per workspace, R9.6), then the run dir's
 // lock and SQLite store, or the workspace's lease in a PostgreSQL store
-// (every write goes through the lease's connection). A second driver is
-// refused at once with an error wrapping workflow.ErrBusy that names the
-// holder. Run state an older flower kept in JSON files is imported.
+// (every write fenced by the lease). A second driver is refused at once
+// with an error wrapping store.ErrBusy that names the holder. Run state an older flower kept in JSON files is imported.
 func Open(ctx context.Context, o Options) (_ *Host, err error) {
 	h := &Host{opts: o}
 	defer func() {
@@ -120,7 +125,7 @@ func Open(ctx context.Context, o Options) (_ *Host, err error) {
 		return nil, err
 	}
 	h.closers = append(h.closers, unlock)
-	s, release, err := drive(ctx, h.ws, h.runDir, o.StoreURL, h.notice())
+	s, release, err := drive(ctx, h.ws, h.runDir, o.StoreURL, o.DB, h.notice())
 	if err != nil {
 		return nil, err
 	}

@@ -19,10 +19,10 @@ import (
 // not at all (DESIGN.md §3.7). The batch is checked and encoded first, so
 // a bad record costs no round trip.
 func (d *DB) Commit(ctx context.Context, b store.Batch) error {
-	return commit(ctx, d.pool, b)
+	return commit(ctx, d.pool, b, nil)
 }
 
-// sender sends a pipeline: the pool, or a lease's connection.
+// sender sends a pipeline: the pool, or a connection.
 type sender interface {
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
@@ -32,8 +32,9 @@ type sender interface {
 // (the extended protocol's statements before one Sync), which the server
 // commits at the Sync or rolls back whole at the first error. One round
 // trip matters: on a loaded machine every trip waits for the server's
-// process to be scheduled.
-func commit(ctx context.Context, s sender, b store.Batch) error {
+// process to be scheduled. A lease's write (l not nil) begins with its
+// fence, and its entries name the lease's session as their writer.
+func commit(ctx context.Context, s sender, b store.Batch, l *Lease) error {
 	if b.Empty() {
 		return nil
 	}
@@ -46,6 +47,10 @@ func commit(ctx context.Context, s sender, b store.Batch) error {
 		op = "append entries"
 	}
 	var p pipeline
+	if l != nil {
+		p.add(func(err error) error { return err }, fenceSQL, l.fence()...)
+		w.backend = &l.backend
+	}
 	w.queue(&p, op)
 	br := s.SendBatch(ctx, &p.batch)
 	for _, label := range p.labels {
@@ -86,6 +91,7 @@ type batchRows struct {
 	results       [][]any
 	meta          [][]any
 	entries       []entryRow
+	backend       *int32 // the writer to record in entries.backend; nil: the connection's
 }
 
 func (w *batchRows) entriesOnly() bool {
@@ -191,6 +197,10 @@ func (w *batchRows) queue(p *pipeline, op string) {
 				}
 				return fmt.Errorf("append entries: %w", err)
 			}
+		}
+		if w.backend != nil {
+			p.add(label, insertEntryBy, r.key, r.uuid, r.parent, r.kind, r.time, r.body, *w.backend)
+			continue
 		}
 		p.add(label, insertEntry, r.key, r.uuid, r.parent, r.kind, r.time, r.body)
 	}
