@@ -76,7 +76,8 @@ type Host struct {
 	cfg        config.Config
 	opts       Options
 	store      store.Store
-	closers    []func() // in the order taken; Close runs them backwards
+	lost       <-chan struct{} // the lease's Lost (nil: a file lock, never lost)
+	closers    []func()        // in the order taken; Close runs them backwards
 
 	// Set by Start.
 	backend *Backend
@@ -125,11 +126,11 @@ func Open(ctx context.Context, o Options) (_ *Host, err error) {
 		return nil, err
 	}
 	h.closers = append(h.closers, unlock)
-	s, release, err := drive(ctx, h.ws, h.runDir, o.StoreURL, o.DB, h.notice())
+	s, release, lost, err := drive(ctx, h.ws, h.runDir, o.StoreURL, o.DB, h.notice())
 	if err != nil {
 		return nil, err
 	}
-	h.store = s
+	h.store, h.lost = s, lost
 	h.closers = append(h.closers, release)
 	return h, nil
 }
@@ -145,6 +146,12 @@ func (h *Host) Config() config.Config { return h.cfg }
 
 // Store is the store this process writes through (under its lock or lease).
 func (h *Host) Store() store.Store { return h.store }
+
+// Lost is closed once the Host's lease on a PostgreSQL store is known
+// to be gone (its session ended, or another process took it over): the
+// Host's writes fail from then on, and its driver should stop. Nil on
+// SQLite, whose file lock cannot be lost.
+func (h *Host) Lost() <-chan struct{} { return h.lost }
 
 // Close releases what Open and Start took, in the reverse order, and waits
 // for what they started. It may be called more than once.

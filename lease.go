@@ -98,39 +98,39 @@ func BusyHolder(err error) (store.Holder, bool) {
 // lease cannot write any more (store/postgres, Lease). A second driver
 // is refused at once either way, naming the holder. Run state an older
 // flower kept in JSON files is imported.
-func drive(ctx context.Context, ws, runDir, url string, shared *postgres.DB, notice io.Writer) (s store.Store, release func(), err error) {
+func drive(ctx context.Context, ws, runDir, url string, shared *postgres.DB, notice io.Writer) (s store.Store, release func(), lost <-chan struct{}, err error) {
 	switch {
 	case shared != nil:
 		l, err := LeaseIn(ctx, shared, ws)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		s, release = l.Store(), l.Release
+		s, release, lost = l.Store(), l.Release, l.Lost()
 	case url == "":
 		l, err := LeaseRunDir(ctx, runDir)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		db, err := sqlite.Open(filepath.Join(runDir, StoreFile))
 		if err != nil {
 			l.Release()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		s, release = db, func() { db.Close(); l.Release() }
 	default:
 		db, l, err := LeaseWorkspace(ctx, url, ws)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		s, release = l.Store(), func() { l.Release(); db.Close() }
+		s, release, lost = l.Store(), func() { l.Release(); db.Close() }, l.Lost()
 	}
 	note, err := workflow.Upgrade(ctx, s, runDir, ws)
 	if err != nil {
 		release()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if note != "" {
 		noteTo(notice, "note: %s", note)
 	}
-	return s, release, nil
+	return s, release, lost, nil
 }

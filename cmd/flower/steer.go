@@ -11,12 +11,13 @@ import (
 	"github.com/flower-run/flower/event/eventlog"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/postgres"
 )
 
 // inboundChannel is the PostgreSQL notification channel on which flower
 // serve --runs says that it put a record in a workspace's human journal;
 // the payload is the journal's key.
-const inboundChannel = "flower_inbound"
+const inboundChannel = postgres.InboundChannel
 
 // listener is a store that can wake a process on a notification
 // (store/postgres).

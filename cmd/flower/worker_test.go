@@ -39,8 +39,9 @@ var claimedLine = regexp.MustCompile(`claimed run (\S+) in \S+ \(driver pid (\d+
 
 // TestWorkers is the issue's real-process test: a PostgreSQL server, 3
 // workers, 10 submitted runs against the fake model. One worker is
-// SIGKILLed mid-run (its drivers die with it), another's driver loses its
-// connection to pg_terminate_backend. All 10 runs finish, every completed
+// SIGKILLed mid-run (its runs, goroutines of it, die with it), another's
+// lease session is ended by pg_terminate_backend (all its runs lose their
+// leases and stop; its fenced writes fail once another takes over). All 10 runs finish, every completed
 // effect happened once and every ambiguous one within the retry policy,
 // and the store shows no workspace written by two drivers at once.
 func TestWorkers(t *testing.T) {
@@ -100,7 +101,7 @@ func TestWorkers(t *testing.T) {
 		r, _, _ := db.Run(ctx, cut)
 		return (h.Live && !slicesContainsPID(victim, h.PID)) || r.Status == store.RunFinished
 	})
-	t.Logf("failover after SIGKILL of a worker: %v (its driver died, the server freed the lease at once)", time.Since(killed).Round(time.Millisecond))
+	t.Logf("failover after SIGKILL of a worker: %v (the server freed its leases at once)", time.Since(killed).Round(time.Millisecond))
 
 	// Another worker's driver loses its connection.
 	var term string

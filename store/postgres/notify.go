@@ -14,6 +14,12 @@ import (
 // at that instant; so a listener always also polls, and a notification
 // only says "look now".
 
+// InboundChannel is the notification channel on which flower serve --runs
+// says that it put a record in a workspace's human journal (an answer,
+// mail, an interrupt); the payload is the journal's key. The driver of
+// the run listens on it.
+const InboundChannel = "flower_inbound"
+
 // Notify sends payload on channel. Call it after the commit of what it
 // announces, so the listener finds it.
 func (d *DB) Notify(ctx context.Context, channel, payload string) error {
