@@ -47,7 +47,8 @@ type Options struct {
 	// DB, when set, is the PostgreSQL store the Host leases its workspace
 	// in instead of opening StoreURL: the worker's Hosts share one DB, so
 	// one pool and one lease session serve all its runs (issue 19). Close
-	// releases the lease and leaves DB open.
+	// releases the lease and leaves DB open. With DB, the lease alone
+	// keeps the workspace: no file lock is taken (see Open).
 	DB *postgres.DB
 	// Config is flower.yaml as loaded; nil loads it from the workspace
 	// (and the user's config) with LoadConfig.
@@ -121,11 +122,17 @@ func Open(ctx context.Context, o Options) (_ *Host, err error) {
 			return nil, usage("%v", err)
 		}
 	}
-	unlock, err := LockWorkspace(h.ws, h.runDir, time.Now())
-	if err != nil {
-		return nil, err
+	if o.DB == nil {
+		// A worker's Hosts (o.DB) take no file lock: the workspace's lease
+		// is theirs, and a lease whose holder stopped is taken over, where
+		// a stopped process's file lock would keep its workspace from
+		// every other worker on that machine forever (issue 19).
+		unlock, err := LockWorkspace(h.ws, h.runDir, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		h.closers = append(h.closers, unlock)
 	}
-	h.closers = append(h.closers, unlock)
 	s, release, lost, err := drive(ctx, h.ws, h.runDir, o.StoreURL, o.DB, h.notice())
 	if err != nil {
 		return nil, err

@@ -56,7 +56,9 @@ func (w *Worker) drive(ctx context.Context, r store.Run) error {
 	}
 	stream := storedStream(ctx, h.Store(), h.Workspace(), log)
 	sink := func(e event.Event) {
-		fmt.Fprintf(log, "%s %s %s\n", time.Now().Format("15:04:05"), e.Kind, e.String())
+		if e.Kind != event.Delta { // the whole text follows
+			fmt.Fprintf(log, "%s %s %s\n", time.Now().Format("15:04:05"), e.Kind, e.String())
+		}
 		if stream != nil {
 			stream.publish(e)
 		}

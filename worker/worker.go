@@ -140,13 +140,13 @@ func (w *Worker) Run(ctx context.Context) error {
 		w.db.Listen(lctx, postgres.InboundChannel, w.nudge)
 	}()
 	defer func() { stopListen(); <-listening }()
-	wait := w.o.Poll
+	var wait time.Duration // 0: the next wait is Poll
 	for {
 		found, err := w.claim(ctx)
 		if err != nil && ctx.Err() == nil {
 			fmt.Fprintf(w.out, "worker: %v (trying again)\n", err)
 		}
-		if found {
+		if found || wait == 0 {
 			wait = w.o.Poll
 		} else {
 			wait = min(2*wait, w.o.MaxPoll)
@@ -156,7 +156,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			w.drain()
 			return nil
 		case <-w.freed:
-			wait = w.o.Poll
+			wait = 0
 		case <-w.clock.After(wait):
 		}
 	}

@@ -476,3 +476,16 @@ func (d *DB) queryHolders(ctx context.Context, name *string) ([]store.Holder, er
 	}
 	return out, nil
 }
+
+// PauseHeartbeat stops the heartbeat stamps of the DB's lease session
+// until resume is called: its holder looks stopped (SIGSTOP) to every
+// other process, while it goes on working, so that tests and drills can
+// watch a takeover and the stale holder's fenced writes fail.
+func (d *DB) PauseHeartbeat(ctx context.Context) (resume func(), err error) {
+	s, err := d.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.paused.Store(true)
+	return func() { s.paused.Store(false) }, nil
+}
