@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -54,9 +55,18 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	return d, nil
 }
 
+// TTLEnv names the environment variable that sets the lease TTL of every
+// DB a process opens (a duration, e.g. 10s), unless Open is given
+// LeaseTTL: one setting for all the flower processes sharing a database,
+// which must agree on it.
+const TTLEnv = "FLOWER_LEASE_TTL"
+
 // connect makes the pool and checks that the server answers.
 func connect(ctx context.Context, rawURL string, opts ...Option) (*DB, error) {
 	d := &DB{where: redact(rawURL), ttl: DefaultTTL}
+	if v, err := time.ParseDuration(os.Getenv(TTLEnv)); err == nil && v > 0 {
+		d.ttl = v
+	}
 	for _, o := range opts {
 		o(d)
 	}
