@@ -270,6 +270,19 @@ func (d *DB) Lineage(ctx context.Context, workspace string) (store.Lineage, erro
 	return store.LineageOf(workspace, thread, woke, bindings), nil
 }
 
+// WorkspaceResults returns the step results of the runs of workspace ws,
+// in the order of their first writes: a run dir's manifest, where the
+// store holds the runs of many workspaces.
+func (d *DB) WorkspaceResults(ctx context.Context, ws string) ([]store.StepResult, error) {
+	rs, err := d.pool.Query(ctx, `SELECT r.run, r.step, r.body FROM results r JOIN runs u ON u.id = r.run
+		WHERE u.workspace = $1 ORDER BY r.seq`, ws)
+	if err != nil {
+		return nil, fmt.Errorf("results of %s: %w", ws, err)
+	}
+	defer rs.Close()
+	return rows.Collect(rs, "results of "+ws, rows.Result)
+}
+
 // Results returns the step results of run ("" for all runs) in the order
 // their rows were first written.
 func (d *DB) Results(ctx context.Context, run string) ([]store.StepResult, error) {
