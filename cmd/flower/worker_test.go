@@ -104,7 +104,7 @@ func TestWorkers(t *testing.T) {
 	})
 	t.Logf("failover after SIGKILL of a worker: %v (the server freed its leases at once)", time.Since(killed).Round(time.Millisecond))
 
-	// Another worker's driver loses its connection.
+	// Another worker's lease session is ended: all its runs lose their leases.
 	var term string
 	until(t, "a surviving worker drives a run with a live lease", func() bool {
 		hs, _ := db.Holders(ctx)

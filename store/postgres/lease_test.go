@@ -61,7 +61,7 @@ func TestLeaseBusy(t *testing.T) {
 	l2.Release()
 }
 
-// TestLeaseFencing: once the server ends the lease's connection
+// TestLeaseFencing: once the server ends the lease's session
 // (pg_terminate_backend, or a worker's machine gone), the old holder can
 // write nothing more, another process takes the lease at once, and only
 // the new holder's writes land.
