@@ -125,7 +125,8 @@ package postgres
 // The TTL bounds how long a stopped holder blocks its workspace, at the
 // price of taking over one that is merely slow: a stamp is one UPDATE, so
 // only a process stopped, or starved, for a whole TTL loses its lease.
-// Every process sharing a database must use the same TTL.
+// Every process sharing a database must use the same TTL: FLOWER_LEASE_TTL
+// (TTLEnv) sets it for every DB a process opens, LeaseTTL for one.
 //
 // Failover time, the time from a driver's death to another's taking its
 // workspace, depends on how the driver died:
