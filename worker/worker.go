@@ -165,6 +165,9 @@ func (w *Worker) Run(ctx context.Context) error {
 // claim starts a driver for each runnable run while there are free slots,
 // and reports whether there was any.
 func (w *Worker) claim(ctx context.Context) (bool, error) {
+	if len(w.slots) == cap(w.slots) {
+		return true, nil // nothing to claim with until a run ends (freed)
+	}
 	runs, err := w.runnable(ctx)
 	if err != nil {
 		return false, err
@@ -187,8 +190,8 @@ func (w *Worker) claim(ctx context.Context) (bool, error) {
 // per workspace: in flight, nobody holds the workspace's lease, not
 // waiting out a failure here, the workspace here.
 func (w *Worker) runnable(ctx context.Context) ([]store.Run, error) {
-	runs, err := w.db.Runs(ctx, "")
-	if err != nil {
+	runs, err := w.db.RunsWith(ctx, store.RunInFlight)
+	if err != nil || len(runs) == 0 {
 		return nil, err
 	}
 	holders, err := w.db.Holders(ctx)

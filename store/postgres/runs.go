@@ -232,6 +232,13 @@ func (d *DB) Runs(ctx context.Context, workspace string) ([]store.Run, error) {
 	return d.queryRuns(ctx, "runs "+workspace, q, args...)
 }
 
+// RunsWith returns the runs of that status, oldest first, by the
+// status index: what workers look for at every poll, in a database that
+// keeps every run ever submitted.
+func (d *DB) RunsWith(ctx context.Context, status store.RunStatus) ([]store.Run, error) {
+	return d.queryRuns(ctx, "runs "+string(status), `SELECT id, body FROM runs WHERE status = $1 ORDER BY seq`, string(status))
+}
+
 // queryRuns decodes the (id, body) rows of q.
 func (d *DB) queryRuns(ctx context.Context, what, q string, args ...any) ([]store.Run, error) {
 	rs, err := d.pool.Query(ctx, q, args...)
