@@ -32,6 +32,7 @@ import (
 	"github.com/flower-run/flower/permission"
 	"github.com/flower-run/flower/sandbox"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/postgres"
 	"github.com/flower-run/flower/tool"
 )
 
@@ -44,6 +45,12 @@ type Options struct {
 	// StoreURL is a postgres:// URL for runs shared by many machines; ""
 	// keeps the store in RunDir (SQLite).
 	StoreURL string
+	// DB, when set, is the PostgreSQL store the Host leases its workspace
+	// in instead of opening StoreURL: the worker's Hosts share one DB, so
+	// one pool and one lease session serve all its runs (issue 19). Close
+	// releases the lease and leaves DB open. With DB, the lease alone
+	// keeps the workspace: no file lock is taken (see Open).
+	DB *postgres.DB
 	// Config is flower.yaml as loaded; nil loads it from the workspace
 	// (and the user's config) with LoadConfig.
 	Config *config.Config
@@ -71,7 +78,8 @@ type Host struct {
 	cfg        config.Config
 	opts       Options
 	store      store.Store
-	closers    []func() // in the order taken; Close runs them backwards
+	lost       <-chan struct{} // the lease's Lost (nil: a file lock, never lost)
+	closers    []func()        // in the order taken; Close runs them backwards
 
 	// Set by Start.
 	backend *Backend
@@ -87,9 +95,8 @@ type Host struct {
 // Open takes the workspace for this process and opens its store: the
 // workspace's lock (one driver per workspace, R9.6), then the run dir's
 // lock and SQLite store, or the workspace's lease in a PostgreSQL store
-// (every write goes through the lease's connection). A second driver is
-// refused at once with an error wrapping workflow.ErrBusy that names the
-// holder. Run state an older flower kept in JSON files is imported.
+// (every write fenced by the lease). A second driver is refused at once
+// with an error wrapping store.ErrBusy that names the holder. Run state an older flower kept in JSON files is imported.
 func Open(ctx context.Context, o Options) (_ *Host, err error) {
 	h := &Host{opts: o}
 	defer func() {
@@ -116,16 +123,22 @@ func Open(ctx context.Context, o Options) (_ *Host, err error) {
 			return nil, usage("%v", err)
 		}
 	}
-	unlock, err := LockWorkspace(h.ws, h.runDir, time.Now())
+	if o.DB == nil {
+		// A worker's Hosts (o.DB) take no file lock: the workspace's lease
+		// is theirs, and a lease whose holder stopped is taken over, where
+		// a stopped process's file lock would keep its workspace from
+		// every other worker on that machine forever (issue 19).
+		unlock, err := LockWorkspace(h.ws, h.runDir, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		h.closers = append(h.closers, unlock)
+	}
+	s, release, lost, err := drive(ctx, h.ws, h.runDir, o.StoreURL, o.DB, h.notice())
 	if err != nil {
 		return nil, err
 	}
-	h.closers = append(h.closers, unlock)
-	s, release, err := drive(ctx, h.ws, h.runDir, o.StoreURL, h.notice())
-	if err != nil {
-		return nil, err
-	}
-	h.store = s
+	h.store, h.lost = s, lost
 	h.closers = append(h.closers, release)
 	// An older flower kept snapshots of views here, megabytes a long
 	// session, that nothing reads any more (issue 19). Under the lock; a
@@ -145,6 +158,12 @@ func (h *Host) Config() config.Config { return h.cfg }
 
 // Store is the store this process writes through (under its lock or lease).
 func (h *Host) Store() store.Store { return h.store }
+
+// Lost is closed once the Host's lease on a PostgreSQL store is known
+// to be gone (its session ended, or another process took it over): the
+// Host's writes fail from then on, and its driver should stop. Nil on
+// SQLite, whose file lock cannot be lost.
+func (h *Host) Lost() <-chan struct{} { return h.lost }
 
 // Close releases what Open and Start took, in the reverse order, and waits
 // for what they started. It may be called more than once.

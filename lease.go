@@ -56,23 +56,29 @@ func LeaseRunDir(ctx context.Context, dir string) (store.Lease, error) {
 }
 
 // LeaseWorkspace opens the database store at url and takes the lease on
-// ws: every write of the lease's Store goes through the lease's
-// connection.
+// ws: every write of the lease's Store is fenced by the lease.
 func LeaseWorkspace(ctx context.Context, url, ws string) (*postgres.DB, *postgres.Lease, error) {
 	db, err := postgres.Open(ctx, url)
 	if err != nil {
 		return nil, nil, err
 	}
-	l, err := db.Acquire(ctx, ws)
-	if h, ok := BusyHolder(err); ok {
-		err = fmt.Errorf("run dir %w: flower pid %d on %s has driven %s since %s (lease in %s): wait for it to end or stop it (flower ps shows it)",
-			store.ErrBusy, h.PID, h.Host, Tilde(h.Name), h.Since.Local().Format("15:04:05"), db)
-	}
+	l, err := LeaseIn(ctx, db, ws)
 	if err != nil {
 		db.Close()
 		return nil, nil, err
 	}
 	return db, l, nil
+}
+
+// LeaseIn takes the lease on ws in db, an open store; a refusal wraps
+// store.ErrBusy and names the holder.
+func LeaseIn(ctx context.Context, db *postgres.DB, ws string) (*postgres.Lease, error) {
+	l, err := db.Acquire(ctx, ws)
+	if h, ok := BusyHolder(err); ok {
+		return nil, fmt.Errorf("run dir %w: flower pid %d on %s has driven %s since %s (lease in %s): wait for it to end or stop it (flower ps shows it)",
+			store.ErrBusy, h.PID, h.Host, Tilde(h.Name), h.Since.Local().Format("15:04:05"), db)
+	}
+	return l, err
 }
 
 // BusyHolder is the holder that refused a lease, if err is a refusal
@@ -86,38 +92,45 @@ func BusyHolder(err error) (store.Holder, bool) {
 }
 
 // drive takes the workspace's store for this process; release gives it
-// up. With SQLite it is the run dir's file lock; with PostgreSQL the
-// workspace's lease (an advisory lock), and every write goes through the
-// lease's connection, so a flower that lost its lease cannot write any
-// more (store/postgres, Lease). A second driver is refused at once either
-// way, naming the holder. Run state an older flower kept in JSON files is
-// imported.
-func drive(ctx context.Context, ws, runDir, url string, notice io.Writer) (s store.Store, release func(), err error) {
-	if url == "" {
+// up. With SQLite it is the run dir's file lock; with PostgreSQL (url, or
+// shared, a DB the caller keeps open) the workspace's lease (an advisory
+// lock), and every write is fenced by it, so a flower that lost its
+// lease cannot write any more (store/postgres, Lease). A second driver
+// is refused at once either way, naming the holder. Run state an older
+// flower kept in JSON files is imported.
+func drive(ctx context.Context, ws, runDir, url string, shared *postgres.DB, notice io.Writer) (s store.Store, release func(), lost <-chan struct{}, err error) {
+	switch {
+	case shared != nil:
+		l, err := LeaseIn(ctx, shared, ws)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		s, release, lost = l.Store(), l.Release, l.Lost()
+	case url == "":
 		l, err := LeaseRunDir(ctx, runDir)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		db, err := sqlite.Open(filepath.Join(runDir, StoreFile))
 		if err != nil {
 			l.Release()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		s, release = db, func() { db.Close(); l.Release() }
-	} else {
+	default:
 		db, l, err := LeaseWorkspace(ctx, url, ws)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		s, release = l.Store(), func() { l.Release(); db.Close() }
+		s, release, lost = l.Store(), func() { l.Release(); db.Close() }, l.Lost()
 	}
 	note, err := workflow.Upgrade(ctx, s, runDir, ws)
 	if err != nil {
 		release()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if note != "" {
 		noteTo(notice, "note: %s", note)
 	}
-	return s, release, nil
+	return s, release, lost, nil
 }

@@ -27,3 +27,9 @@ func SideLog(workspace, id string) string { return SessionKey(workspace, id) }
 
 // Notes is the side log id of the kept copy of the workbench's note rel.
 func Notes(rel string) string { return notes + rel }
+
+// InboundChannel is the notification channel (PostgreSQL NOTIFY) on
+// which a process says it put a record in a workspace's HumanJournal for
+// its driver (an answer, mail, an interrupt): the payload is the
+// journal's key, and the driver listens on it.
+const InboundChannel = "flower_inbound"

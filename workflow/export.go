@@ -41,9 +41,24 @@ func ExportLineage(ctx context.Context, s store.Store, runDir, ws string) error 
 	return writeJSON(filepath.Join(runDir, LineageFile), LineageExport{Workspace: ws, Woke: l.Woke, Steps: l.Steps})
 }
 
-// ExportManifest writes manifest.json from every step result in the store.
-func ExportManifest(ctx context.Context, s store.Store, runDir string) error {
-	rows, err := s.Results(ctx, "")
+// workspaceResults is a store shared by many workspaces (PostgreSQL) that
+// lists the step results of one workspace's runs.
+type workspaceResults interface {
+	WorkspaceResults(ctx context.Context, ws string) ([]store.StepResult, error)
+}
+
+// ExportManifest writes manifest.json from the step results of ws in the
+// store: every result of a store of the run dir's own (SQLite), those of
+// ws's runs in a store that many workspaces share (issue 19: 64 runs'
+// manifests each rewritten with every run's rows, at every step).
+func ExportManifest(ctx context.Context, s store.Store, runDir, ws string) error {
+	var rows []Row
+	var err error
+	if wr, ok := s.(workspaceResults); ok {
+		rows, err = wr.WorkspaceResults(ctx, ws)
+	} else {
+		rows, err = s.Results(ctx, "")
+	}
 	if err != nil {
 		return fmt.Errorf("export manifest: %w", err)
 	}

@@ -188,7 +188,7 @@ func (r *runner) exportLineage(ctx context.Context) {
 }
 
 func (r *runner) exportManifest(ctx context.Context) {
-	if err := ExportManifest(context.WithoutCancel(ctx), r.st, r.opts.RunDir); err != nil {
+	if err := ExportManifest(context.WithoutCancel(ctx), r.st, r.opts.RunDir, r.ws); err != nil {
 		r.warn(err.Error())
 	}
 }

@@ -91,7 +91,7 @@ func Upgrade(ctx context.Context, s store.Store, runDir, ws string) (note string
 	// store holds the truth.
 	for _, export := range []func() error{
 		func() error { return ExportLineage(ctx, s, runDir, ws) },
-		func() error { return ExportManifest(ctx, s, runDir) },
+		func() error { return ExportManifest(ctx, s, runDir, ws) },
 	} {
 		var corrupt *CorruptExportError
 		if err := export(); err != nil && !errors.As(err, &corrupt) {

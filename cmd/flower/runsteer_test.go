@@ -286,10 +286,11 @@ func TestSteerARunThroughAnyServe(t *testing.T) {
 	}
 }
 
-// TestAnswerWhileNoDriverLives: the worker's driver dies (SIGKILL) while
-// its question waits; the person answers through a serve while no process
-// drives the run; the worker drives it again, the agent asks the same call
-// again and gets that answer at once, and the run finishes with it, once.
+// TestAnswerWhileNoDriverLives: the worker driving the run dies (SIGKILL;
+// its runs are goroutines of it, issue 19) while its question waits; the
+// person answers through a serve while no process drives the run; another
+// worker drives it, the agent asks the same call again and gets that
+// answer at once, and the run finishes with it, once.
 func TestAnswerWhileNoDriverLives(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a worker whose driver is killed, and a serve, on PostgreSQL")
@@ -318,9 +319,13 @@ func TestAnswerWhileNoDriverLives(t *testing.T) {
 	})
 	m := claimedLine.FindStringSubmatch(w.stdout.String())
 	pid, _ := strconv.Atoi(m[2])
+	if pid != w.cmd.Process.Pid {
+		t.Fatalf("driver pid %d, want the worker's own, %d: runs are driven in process", pid, w.cmd.Process.Pid)
+	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	w.wait()
 	db, err := postgres.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -336,6 +341,7 @@ func TestAnswerWhileNoDriverLives(t *testing.T) {
 	if ok := s.post(id, "answer", `{"id":"`+asked[0].ID+`","text":"`+askSecond+`"}`); ok["ok"] != true {
 		t.Fatalf("answer: %v", ok)
 	}
+	w = startFlower(t, dir, env, false, "worker", "--poll", "50ms", "-r", filepath.Join(dir, "worker"))
 	until(t, "the run finishes", func() bool {
 		r, ok, _ := db.Run(ctx, id)
 		return ok && r.Status == store.RunFinished

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
 	"github.com/flower-run/flower/store/postgres/pgtest"
@@ -39,8 +40,9 @@ var claimedLine = regexp.MustCompile(`claimed run (\S+) in \S+ \(driver pid (\d+
 
 // TestWorkers is the issue's real-process test: a PostgreSQL server, 3
 // workers, 10 submitted runs against the fake model. One worker is
-// SIGKILLed mid-run (its drivers die with it), another's driver loses its
-// connection to pg_terminate_backend. All 10 runs finish, every completed
+// SIGKILLed mid-run (its runs, goroutines of it, die with it), another's
+// lease session is ended by pg_terminate_backend (all its runs lose their
+// leases and stop; its fenced writes fail once another takes over). All 10 runs finish, every completed
 // effect happened once and every ambiguous one within the retry policy,
 // and the store shows no workspace written by two drivers at once.
 func TestWorkers(t *testing.T) {
@@ -100,9 +102,9 @@ func TestWorkers(t *testing.T) {
 		r, _, _ := db.Run(ctx, cut)
 		return (h.Live && !slicesContainsPID(victim, h.PID)) || r.Status == store.RunFinished
 	})
-	t.Logf("failover after SIGKILL of a worker: %v (its driver died, the server freed the lease at once)", time.Since(killed).Round(time.Millisecond))
+	t.Logf("failover after SIGKILL of a worker: %v (the server freed its leases at once)", time.Since(killed).Round(time.Millisecond))
 
-	// Another worker's driver loses its connection.
+	// Another worker's lease session is ended: all its runs lose their leases.
 	var term string
 	until(t, "a surviving worker drives a run with a live lease", func() bool {
 		hs, _ := db.Holders(ctx)
@@ -288,5 +290,120 @@ func TestWorkerMissingWorkspace(t *testing.T) {
 		if r := runFlower(t, dir, nil, cmd...); r.code != exitUsage || !strings.Contains(r.stderr, "--store postgres://") {
 			t.Errorf("%v without a database: exit %d\n%s", cmd, r.code, r.stderr)
 		}
+	}
+}
+
+// TestWorkerStopped: a worker process stopped with SIGSTOP mid-run loses
+// its leases to another worker within 2 TTLs (FLOWER_LEASE_TTL=1s); woken
+// with SIGCONT, its runs' writes fail (fenced) and it says so; the other
+// worker finishes every run, each effect once, no workspace written by
+// both at once (issue 19).
+func TestWorkerStopped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2 worker processes, one stopped")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	const ttl = time.Second
+	_, env := fakeModelWith(t, func(r *modeltest.Request) modeltest.Turn {
+		turn := play(r)
+		if turn.Fault == nil {
+			turn.Fault = &modeltest.Fault{Delay: 150 * time.Millisecond}
+		}
+		return turn
+	})
+	env = append(env, storeEnv+"="+url, postgres.TTLEnv+"="+ttl.String())
+	dir := t.TempDir()
+	db, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const runs = 4
+	var wss []string
+	for i := range runs {
+		ws := filepath.Join(dir, fmt.Sprint("ws", i))
+		if err := os.Mkdir(ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if r := runFlower(t, dir, env, "submit", "--workspace", ws, testTask); r.code != 0 {
+			t.Fatalf("submit: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		wss = append(wss, ws)
+	}
+	startWorker := func(name string) *proc {
+		return startFlower(t, dir, env, false, "worker", "--concurrency", fmt.Sprint(runs), "--poll", "50ms", "--ask-timeout", "0",
+			"-r", filepath.Join(dir, name))
+	}
+	a := startWorker("a")
+	until(t, "worker a drives every run, one past clarify", func() bool {
+		if strings.Count(a.stdout.String(), "claimed run") < runs {
+			return false
+		}
+		for _, m := range claimedLine.FindAllStringSubmatch(a.stdout.String(), -1) {
+			if r, ok, _ := db.Run(ctx, m[1]); ok && r.IsDone("clarify") && r.Status == store.RunInFlight {
+				return true
+			}
+		}
+		return false
+	})
+	b := startWorker("b")
+	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	until(t, "worker b holds every run in flight", func() bool {
+		hs, err := db.Holders(ctx)
+		all, err2 := db.Runs(ctx, "")
+		if err != nil || err2 != nil {
+			return false
+		}
+		for _, r := range all {
+			if h := hs[r.Workspace]; r.Status == store.RunInFlight && !(h.Live && h.PID == b.cmd.Process.Pid) {
+				return false
+			}
+		}
+		return true
+	})
+	took := time.Since(stopped)
+	t.Logf("takeover of a SIGSTOPped worker's runs: %v (TTL %v)", took.Round(time.Millisecond), ttl)
+	if took > 2*ttl+time.Second { // the claim's poll and a loaded machine's slack
+		t.Errorf("takeover after SIGSTOP took %v, want about 2 TTLs at most", took)
+	}
+	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "all runs finish", func() bool {
+		all, err := db.Runs(ctx, "")
+		n := 0
+		for _, r := range all {
+			if r.Status == store.RunFinished {
+				n++
+			}
+		}
+		return err == nil && n == runs
+	})
+	for _, w := range []*proc{a, b} {
+		w.cmd.Process.Signal(syscall.SIGTERM)
+		if r := w.wait(); r.code != 0 || !strings.Contains(r.stdout, "drained") {
+			t.Errorf("worker after SIGTERM: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	}
+	if !strings.Contains(a.stdout.String(), "its lease was lost") {
+		t.Errorf("the woken worker did not say it lost its leases:\n%s", a.stdout)
+	}
+	all, _ := db.Runs(ctx, "")
+	for _, r := range all {
+		if r.Outcome != "passed" {
+			t.Errorf("run %s in %s: %s %s", r.ID, r.Workspace, r.Status, r.Outcome)
+		}
+	}
+	for _, ws := range wss {
+		if got := readFile(t, filepath.Join(ws, "out.txt")); got != "hi\n" {
+			t.Errorf("%s/out.txt = %q", ws, got)
+		}
+		checkEffects(t, ctx, db, ws)
+		checkOneDriver(t, url, ws)
 	}
 }

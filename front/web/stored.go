@@ -11,10 +11,9 @@ import (
 	"github.com/flower-run/flower/store"
 )
 
-// InboundChannel is the PostgreSQL notification channel on which a
-// Stored run says that it put a record in a workspace's human journal;
-// the payload is the journal's key. Follow listens on it.
-const InboundChannel = "flower_inbound"
+// InboundChannel is store.InboundChannel, where drivers listen for
+// records put in their human journal.
+const InboundChannel = store.InboundChannel
 
 // askSlack is how far before its run's creation an ask may be dated and
 // still be the run's: the clocks of the machine that submitted and the

@@ -38,7 +38,7 @@ func turn(key string, n int) (response []store.Entry, result store.Entry) {
 
 // BenchmarkTurnCommits: the two durable commits of one tool turn, on
 // SQLite (WAL, synchronous=FULL) and on PostgreSQL (synchronous_commit=on,
-// through a lease's connection as a driver writes; the server of
+// through a lease, fenced, as a driver writes; the server of
 // FLOWER_TEST_POSTGRES), in one run so that they compare.
 func BenchmarkTurnCommits(b *testing.B) {
 	ctx := context.Background()

@@ -60,19 +60,48 @@ package postgres
 // # Leases and failover
 //
 // The driver of a workspace's runs holds a session-level advisory lock
-// (pg_try_advisory_lock on a hash of the schema and the workspace), taken
-// on a connection taken out of the pool for good, and writes everything
-// through that connection (Lease.Store): a process that lost the
-// connection lost the lock and the ability to commit together, so a
-// stale driver can never write over its successor (fencing). A second
-// driver is refused at once with a *store.BusyError naming the holder, as
-// the run dir's file lock refuses one. The lease is per workspace, not per
-// run: a workspace's runs share its files and its thread (lineage), so two
-// of its runs must not be driven at once anyway. The leases table (name,
-// host, pid, backend, since, heartbeat) describes holders; the holder
-// stamps heartbeat every TTL/3 (LeaseTTL, default 30 s: every 10 s), and
-// Holders reports a lease as live when its backend still holds the lock
-// (pg_locks) and its heartbeat is no older than the TTL.
+// (pg_try_advisory_lock on a hash of the schema and the workspace). A DB
+// takes all its locks on one connection of its own, its lease session,
+// taken out of the pool for good: one session can hold many locks, so a
+// worker driving 32 runs spends one connection on their leases, not 32
+// (issue 19: with a connection per lease, 64 runs on 2 workers used 182
+// connections). A second driver is refused at once with a
+// *store.BusyError naming the holder, as the run dir's file lock refuses
+// one. The lease is per workspace, not per run: a workspace's runs share
+// its files and its thread (lineage), so two of its runs must not be
+// driven at once anyway. The leases table (name, host, pid, backend,
+// since, heartbeat) names each holder; the lease session stamps the
+// heartbeats of all its leases every TTL/3 in one UPDATE (LeaseTTL,
+// default 30 s: every 10 s), and Holders reports a lease as live when its
+// backend still holds the lock (pg_locks) and its heartbeat is no older
+// than the TTL.
+//
+// # Fencing
+//
+// The writes of a lease (Lease.Store) go through the DB's pool, shared by
+// all its runs, and each is fenced: its transaction begins with a
+// statement that takes a share lock on the lease's row and fails unless
+// the row still names this lease, (name, backend, since), the lease
+// session's server process and the instant the lease was taken. Taking a
+// lease rewrites the row (an upsert), which waits for the share locks of
+// writes in flight; so a write of a holder that lost its lease either
+// commits before the new holder's lease exists, or finds the row
+// rewritten and fails whole (Lost closes, ErrLost). A holder that lost
+// its lease can never write after the takeover, whatever it was doing.
+// The row's identity is that pair, never reused in practice (a pid and a
+// microsecond), so a release and a new lease by another never revive an
+// old holder's fence. entries.backend records the lease session's
+// process, so the store still shows which driver wrote what.
+//
+// The fence costs no round trip (it is the first statement of the
+// write's pipeline) and one index lookup and row lock per write. The
+// alternative kept in issue 14, every write on the lease's own connection
+// (the lock and the ability to write die together), needed a connection
+// per run. A transaction left open by a stopped holder would keep its
+// share lock and stall a takeover: the pool's connections set
+// idle_in_transaction_session_timeout to the TTL, so the server ends such
+// a session, and a takeover waits at most lock_timeout (5 s) before it
+// gives up until the next claim.
 //
 // # A holder that stops
 //
@@ -80,22 +109,15 @@ package postgres
 // connection: a holder stopped with SIGSTOP, or hung, keeps both, and with
 // the lock alone no one would ever take its runs over (issue 19). So a
 // lease whose heartbeat is older than the TTL is taken over: Lease ends
-// the stale holder's session with pg_terminate_backend, on the backend
-// pg_locks says holds the lock, and takes the lock once that backend has
-// exited. Check, kill and wait are one statement, judged by the server's
+// the stale holder's lease session with pg_terminate_backend, on the
+// backend pg_locks says holds the lock, takes the lock once that backend
+// has exited, and rewrites the row, which fences the stale holder's
+// writes. Check, kill and wait are one statement, judged by the server's
 // clock, which stamped the heartbeat: the workers' clocks need not agree.
+// Ending the session frees all the stale holder's locks at once: its
+// heartbeats were stamped together, so they went stale together, and
+// each of its workspaces is taken by the next claim.
 //
-// The other way was a fenced lease row: a lease is a row with an expiry
-// and a token that grows with every takeover, and every write checks the
-// token in its transaction. It would work without the right to end
-// another's session, but every write would pay for the check, and every
-// write path would need it in its statements (storetest cannot prove none
-// was forgotten), beside the advisory lock or instead of it, giving up the
-// instant failover of a dead process. Ending the backend keeps the one
-// mechanism flower already relies on: a lease and the ability to write
-// live on one connection, so after a takeover the stale holder writes
-// nothing, whatever it was doing (its open transaction, if any, is rolled
-// back), and its next use of the connection fails and closes Lease.Lost.
 // The price: the role of a worker must be allowed to end the sessions of
 // the role of the others, which holds when all use one role (or grant
 // pg_signal_backend), and pg_terminate_backend's wait needs PostgreSQL 14.
@@ -103,7 +125,8 @@ package postgres
 // The TTL bounds how long a stopped holder blocks its workspace, at the
 // price of taking over one that is merely slow: a stamp is one UPDATE, so
 // only a process stopped, or starved, for a whole TTL loses its lease.
-// Every process sharing a database must use the same TTL.
+// Every process sharing a database must use the same TTL: FLOWER_LEASE_TTL
+// (TTLEnv) sets it for every DB a process opens, LeaseTTL for one.
 //
 // Failover time, the time from a driver's death to another's taking its
 // workspace, depends on how the driver died:
@@ -115,8 +138,10 @@ package postgres
 //     and the next Lease after the TTL, at most TTL + TTL/3 after its last
 //     stamp, ends its session and takes over;
 //   - an operator ran pg_terminate_backend(backend) (Lease.Backend, or
-//     leases.backend): the lock is freed as the backend exits, at once;
-//     the old driver's next write fails and Lease.Lost closes;
+//     leases.backend): the locks of that session are freed as the backend
+//     exits, at once; its heartbeat fails and every lease of the session
+//     is Lost, and once another takes one over, the old holder's writes
+//     to it fail;
 //   - its machine or network vanished: the server notices only through
 //     TCP. flower asks for keepalive probes after 10 s idle, every 5 s,
 //     3 of them (tcp_keepalives_idle/interval/count, set per connection

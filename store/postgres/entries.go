@@ -59,6 +59,11 @@ func encodeEntries(entries []store.Entry) ([]entryRow, error) {
 
 const insertEntry = `INSERT INTO entries (key, uuid, parent, kind, time, body) VALUES ($1, $2, $3, $4, $5, $6)`
 
+// insertEntryBy is insertEntry by a lease's write: entries.backend is the
+// lease session's server process, not the pool connection's, so that the
+// column still says which driver wrote what.
+const insertEntryBy = `INSERT INTO entries (key, uuid, parent, kind, time, body, backend) VALUES ($1, $2, $3, $4, $5, $6, $7)`
+
 // Load returns the entries of exactly key, in append order.
 func (d *DB) Load(ctx context.Context, key string) ([]store.Entry, error) {
 	rows, err := d.pool.Query(ctx, `SELECT seq, body FROM entries WHERE key = $1 ORDER BY seq`, key)

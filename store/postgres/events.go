@@ -17,7 +17,7 @@ var _ store.Events = (*DB)(nil)
 // (a server crash may lose the latest events, never corrupt anything), and
 // the next commit of run state, which waits for its flush, flushes these
 // records too. Events thus add no wait for a disk to the run (issue 14).
-// They go through the pool, not a lease's connection: they are derived
+// They go through the pool unfenced (not checked against a lease): derived
 // data, and a duplicate (stream, seq) is skipped.
 func (d *DB) AppendEvents(ctx context.Context, evs ...store.Event) error {
 	if len(evs) == 0 {

@@ -10,19 +10,23 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/flower-run/flower/store"
 )
 
 // A lease says which process drives the runs of a workspace. It is a
 // PostgreSQL session-level advisory lock, the way GoodJob and Que lease
-// jobs: the server holds it for as long as the connection that took it
-// lives, so a process that dies, or whose connection dies, loses it with
-// no timeout to wait for and nothing stale to clean up. Every write of
-// the leaseholder goes through that same connection (Lease.Store), so
-// a process that lost its lease has also lost the means to write:
-// fencing without tokens. The leases table only describes holders for
-// people (flower ps): who, since when, and a heartbeat.
+// jobs, held on the one lease session of the DB that took it (a
+// connection out of the pool, shared by all the leases of that DB: a
+// worker driving 32 runs holds their 32 locks on one connection). The
+// server holds a lock for as long as its session lives, so a process that
+// dies, or whose session dies, loses all its leases with no timeout to
+// wait for. Writes go through the pool and are fenced: each write
+// transaction first checks, under a share lock on the lease's row, that
+// the row still names this lease (its session's backend and the time it
+// was taken); a takeover rewrites the row, so a holder that lost its
+// lease can never write after another took it (doc.go, Leases).
 
 // DefaultTTL is how long a lease's holder may go without a heartbeat
 // before another process takes the lease over, unless Open is given
@@ -44,25 +48,58 @@ func LeaseTTL(ttl time.Duration) Option {
 	}
 }
 
+// PoolSize caps the connections of the DB's pool, through which all its
+// reads and its leases' writes go (pgxpool's default: the larger of 4
+// and the number of CPUs), unless the URL sets pool_max_conns. A DB also
+// holds one lease session while it holds leases, and one connection per
+// Listen.
+func PoolSize(n int) Option {
+	return func(d *DB) {
+		if n > 0 {
+			d.poolSize = int32(n)
+		}
+	}
+}
+
 // lockKey is the advisory lock key of name: a hash of the schema and the
 // name, so that stores in different schemas of one database do not
 // share leases.
 const lockKey = `hashtextextended(current_schema() || '/' || $1, 0)`
 
-// Lease is a held lease. Its connection is out of the pool, used by
-// nothing else; it is never reconnected.
+// ErrLost is the error of a write by a lease's holder after its lease was
+// taken over: the write was not made.
+var ErrLost = errors.New("lease lost")
+
+// Lease is a held lease: a lock on its DB's lease session and the row
+// that names it, (name, backend, since), which fences its writes.
 type Lease struct {
-	db   *DB
-	name string
+	db      *DB
+	s       *session
+	name    string
+	backend int32     // the lease session's server process
+	since   time.Time // as the row has it, to the microsecond
 
-	mu   sync.Mutex // the connection serves one call at a time
-	conn *pgx.Conn
-
-	paused   atomic.Bool   // tests: the heartbeat skips its stamps
-	lost     chan struct{} // closed when the connection is found dead
+	lost     chan struct{} // closed once the lease is known to be gone
 	lostOnce sync.Once
-	stop     chan struct{}
-	done     chan struct{}
+	released atomic.Bool
+}
+
+// session is the connection of a DB that holds the advisory locks of all
+// its leases and stamps their heartbeats. It is never reconnected: once
+// it fails, all its leases are lost, and the next Acquire opens another.
+type session struct {
+	db  *DB
+	pid int32
+
+	mu     sync.Mutex // guards conn (one call at a time) and leases
+	conn   *pgx.Conn
+	leases map[string]*Lease
+
+	paused atomic.Bool   // tests: the heartbeat skips its stamps
+	dead   chan struct{} // closed when the session is found dead or closed
+	once   sync.Once
+	stop   chan struct{}
+	done   chan struct{}
 }
 
 var (
@@ -79,55 +116,142 @@ func (d *DB) Lease(ctx context.Context, name string) (store.Lease, error) {
 	return l, nil
 }
 
-// Acquire takes the lease on name for this process, or fails at once with
-// a *store.BusyError naming the holder. A holder whose heartbeat is older
-// than the TTL is taken over: its connection is ended
-// (pg_terminate_backend), and the lock with it (doc.go, Leases).
+// Acquire takes the lease on name for this DB, or fails at once with a
+// *store.BusyError naming the holder (also when this DB holds it). A
+// holder whose heartbeat is older than the TTL is taken over: its lease
+// session is ended (pg_terminate_backend), and its locks with it, and
+// the row is rewritten, which fences its writes (doc.go, Leases).
 func (d *DB) Acquire(ctx context.Context, name string) (*Lease, error) {
+	for try := 0; ; try++ {
+		s, err := d.session(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("lease %s: %w", name, err)
+		}
+		l, err := s.acquire(ctx, name)
+		if err != nil && try == 0 && s.isDead() {
+			continue // a session that died idle: once more on a new one
+		}
+		return l, err
+	}
+}
+
+// session returns the DB's live lease session, opening one if needed.
+func (d *DB) session(ctx context.Context) (*session, error) {
+	d.smu.Lock()
+	defer d.smu.Unlock()
+	if d.sess != nil && !d.sess.isDead() {
+		return d.sess, nil
+	}
 	pc, err := d.pool.Acquire(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("lease %s: %w", name, err)
+		return nil, err
 	}
-	conn := pc.Hijack() // out of the pool: its lock lives and dies with it
-	l, err := d.take(ctx, conn, name)
+	conn := pc.Hijack() // out of the pool: its locks live and die with it
+	s := &session{db: d, conn: conn, leases: map[string]*Lease{}, dead: make(chan struct{}),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	// The session is shared by every lease of the DB: a caller's
+	// cancelled context must not end it, so its calls are bounded by the
+	// server instead (a takeover waits at most lock_timeout for a stale
+	// holder's writes in flight, pg_terminate_backend at most 10 s).
+	err = conn.QueryRow(ctx, `SELECT pg_backend_pid(), set_config('application_name', 'flower lease', false),
+		set_config('lock_timeout', '5s', false), set_config('statement_timeout', '30s', false)`).Scan(&s.pid, nil, nil, nil)
 	if err != nil {
 		conn.Close(context.Background())
 		return nil, err
 	}
-	go l.heartbeat()
-	return l, nil
+	d.sess = s
+	go s.heartbeat()
+	return s, nil
 }
 
-// take takes the lock on conn, taking over a stale holder, and describes
-// the new holder in the leases table.
-func (d *DB) take(ctx context.Context, conn *pgx.Conn, name string) (*Lease, error) {
-	got, err := tryLock(ctx, conn, name)
+func (s *session) isDead() bool {
+	select {
+	case <-s.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+// acquire takes name's lock on s, taking over a stale holder, and writes
+// the lease's row.
+func (s *session) acquire(ctx context.Context, name string) (*Lease, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.isDead() {
+		return nil, fmt.Errorf("lease %s: the lease session is closed", name)
+	}
+	ctx = context.WithoutCancel(ctx)
+	if _, held := s.leases[name]; held {
+		return nil, s.busy(ctx, name)
+	}
+	got, err := tryLock(ctx, s.conn, name)
 	if err == nil && !got {
 		var ended bool
-		if ended, err = d.endStale(ctx, conn, name); ended {
-			got, err = tryLock(ctx, conn, name)
+		if ended, err = s.db.endStale(ctx, s.conn, name); ended {
+			got, err = tryLock(ctx, s.conn, name)
 		}
 	}
 	if err != nil {
+		s.failed()
 		return nil, fmt.Errorf("lease %s: %w", name, err)
 	}
 	if !got {
-		h, err := d.holder(ctx, name)
-		if err != nil {
-			return nil, fmt.Errorf("lease %s: %w", name, err)
-		}
-		h.Live = true
-		return nil, &store.BusyError{Holder: h}
+		return nil, s.busy(ctx, name)
 	}
+	// The upsert waits for the share locks of the fenced writes of a
+	// holder taken over (at most lock_timeout); once it commits, they fail.
 	host, _ := os.Hostname()
-	_, err = conn.Exec(ctx, `INSERT INTO leases (name, host, pid, backend, since, heartbeat)
-		VALUES ($1, $2, $3, pg_backend_pid(), now(), now())
+	l := &Lease{db: s.db, s: s, name: name, backend: s.pid, lost: make(chan struct{})}
+	err = s.conn.QueryRow(ctx, `INSERT INTO leases (name, host, pid, backend, since, heartbeat)
+		VALUES ($1, $2, $3, pg_backend_pid(), clock_timestamp(), now())
 		ON CONFLICT (name) DO UPDATE SET host = excluded.host, pid = excluded.pid, backend = excluded.backend,
-		since = excluded.since, heartbeat = excluded.heartbeat`, name, host, os.Getpid())
+		since = excluded.since, heartbeat = excluded.heartbeat
+		RETURNING since`, name, host, os.Getpid()).Scan(&l.since)
 	if err != nil {
+		s.conn.Exec(ctx, `SELECT pg_advisory_unlock(`+lockKey+`)`, name)
+		s.failed()
 		return nil, fmt.Errorf("lease %s: %w", name, err)
 	}
-	return &Lease{db: d, name: name, conn: conn, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}, nil
+	s.leases[name] = l
+	return l, nil
+}
+
+// busy is the refusal of name, naming its holder.
+func (s *session) busy(ctx context.Context, name string) error {
+	h, err := s.db.holder(ctx, name)
+	if err != nil {
+		return fmt.Errorf("lease %s: %w", name, err)
+	}
+	h.Live = true
+	return &store.BusyError{Holder: h}
+}
+
+// failed ends the session if its connection is gone (s.mu held).
+func (s *session) failed() {
+	if s.conn.IsClosed() {
+		s.end()
+	}
+}
+
+// end closes the session and loses its leases (s.mu held).
+func (s *session) end() {
+	s.once.Do(func() {
+		close(s.dead)
+		for _, l := range s.leases {
+			l.markLost()
+		}
+		s.conn.Close(context.Background())
+	})
+}
+
+// close stops the heartbeat and ends the session (DB.Close).
+func (s *session) close() {
+	close(s.stop)
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.end()
 }
 
 func tryLock(ctx context.Context, conn *pgx.Conn, name string) (bool, error) {
@@ -157,29 +281,34 @@ func (d *DB) endStale(ctx context.Context, conn *pgx.Conn, name string) (bool, e
 	return len(ended) > 0 && ended[0], nil
 }
 
-// heartbeat stamps the lease every TTL/3; a failed stamp means the
-// connection, and with it the lock, is gone.
-func (l *Lease) heartbeat() {
-	defer close(l.done)
-	every := l.db.ttl / 3
+// heartbeat stamps the session's leases every TTL/3, in one statement; a
+// failed stamp means the session, and with it every lock, is gone.
+func (s *session) heartbeat() {
+	defer close(s.done)
+	every := s.db.ttl / 3
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
-		case <-l.stop:
+		case <-s.stop:
 			return
 		case <-t.C:
 		}
-		if l.paused.Load() {
+		if s.paused.Load() {
 			continue
 		}
-		l.mu.Lock()
-		ctx, cancel := context.WithTimeout(context.Background(), every)
-		_, err := l.conn.Exec(ctx, `UPDATE leases SET heartbeat = now() WHERE name = $1 AND backend = pg_backend_pid()`, l.name)
-		cancel()
-		l.mu.Unlock()
+		s.mu.Lock()
+		names := make([]string, 0, len(s.leases))
+		for n := range s.leases {
+			names = append(names, n)
+		}
+		_, err := s.conn.Exec(context.Background(), `UPDATE leases SET heartbeat = now()
+			WHERE name = ANY($1) AND backend = pg_backend_pid()`, names)
 		if err != nil {
-			l.markLost()
+			s.end()
+		}
+		s.mu.Unlock()
+		if err != nil {
 			return
 		}
 	}
@@ -187,47 +316,48 @@ func (l *Lease) heartbeat() {
 
 func (l *Lease) markLost() { l.lostOnce.Do(func() { close(l.lost) }) }
 
-// Lost is closed once the lease is known to be gone (its connection
-// failed): its holder must stop driving, as another may have taken over.
+// Lost is closed once the lease is known to be gone (its session failed,
+// or a write found it taken over): its holder must stop driving, as
+// another may have taken over.
 func (l *Lease) Lost() <-chan struct{} { return l.lost }
 
-// Release gives the lease up and closes its connection. Releasing twice
-// is harmless.
+// Release gives the lease up: its row and its lock. Releasing twice is
+// harmless.
 func (l *Lease) Release() {
-	select {
-	case <-l.stop:
+	if l.released.Swap(true) {
 		return
-	default:
 	}
-	close(l.stop)
-	<-l.done
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	// The row goes first, while this connection still proves it is the
-	// holder's; then the lock, explicitly: closing the connection frees it
-	// too, but only once the server process has exited, a moment after
-	// Close returns, and a Release must be over when it returns.
-	l.conn.Exec(ctx, `DELETE FROM leases WHERE name = $1 AND backend = pg_backend_pid()`, l.name)
-	l.conn.Exec(ctx, `SELECT pg_advisory_unlock(`+lockKey+`)`, l.name)
-	l.conn.Close(ctx)
+	s := l.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.leases[l.name] == l {
+		delete(s.leases, l.name)
+	}
+	if s.isDead() {
+		return
+	}
+	// The row goes first, while the lock still proves this is the
+	// holder's; then the lock, explicitly: the session lives on for the
+	// DB's other leases.
+	ctx := context.Background()
+	_, err := s.conn.Exec(ctx, `DELETE FROM leases WHERE name = $1 AND backend = pg_backend_pid() AND since = $2`, l.name, l.since)
+	if err == nil {
+		_, err = s.conn.Exec(ctx, `SELECT pg_advisory_unlock(`+lockKey+`)`, l.name)
+	}
+	if err != nil {
+		s.failed()
+	}
 }
 
-// Backend is the server process id of the lease's connection: what an
-// operator passes to pg_terminate_backend to take the lease away.
-func (l *Lease) Backend() (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var pid int
-	err := l.conn.QueryRow(context.Background(), `SELECT pg_backend_pid()`).Scan(&pid)
-	return pid, err
-}
+// Backend is the server process id of the lease's session: what an
+// operator passes to pg_terminate_backend to take the lease away (and
+// every other lease of the same DB with it).
+func (l *Lease) Backend() (int, error) { return int(l.backend), nil }
 
-// Store is the store as the leaseholder writes it: every write goes
-// through the lease's connection, so it fails once the lease is lost;
-// reads use the pool. Its Close does nothing: Release and the DB's Close
-// end the lease and the pool.
+// Store is the store as the leaseholder writes it: every write is fenced
+// (it fails, and closes Lost, once the lease was taken over); reads and
+// writes go through the pool. Its Close does nothing: Release and the
+// DB's Close end the lease and the pool.
 func (l *Lease) Store() store.Store { return &leased{DB: l.db, l: l} }
 
 type leased struct {
@@ -235,21 +365,31 @@ type leased struct {
 	l *Lease
 }
 
-// write runs a write on the lease's connection; a connection error marks
-// the lease lost.
-func (s *leased) write(fn func(*pgx.Conn) error) error {
-	s.l.mu.Lock()
-	defer s.l.mu.Unlock()
-	err := fn(s.l.conn)
-	if err != nil && s.l.conn.IsClosed() {
-		s.l.markLost()
-		return fmt.Errorf("%w (lease on %s lost: another process may drive it now)", err, s.l.name)
+// fenceSQL fails (division_by_zero, fenceFailed) unless the lease's row
+// still names the lease; its share lock on the row holds until the
+// write's transaction ends, so a takeover's rewrite of the row waits for
+// the write, and a write after the takeover fails.
+const fenceSQL = `SELECT 1 / count(*)::int FROM
+	(SELECT 1 FROM leases WHERE name = $1 AND backend = $2 AND since = $3 FOR SHARE) f`
+
+// fenceFailed is the SQLSTATE of a failed fence: division_by_zero.
+const fenceFailed = "22012"
+
+// fence is what a fenced write checks: the lease's row.
+func (l *Lease) fence() []any { return []any{l.name, l.backend, l.since} }
+
+// lostErr is the error of a write the fence refused: it closes Lost.
+func (l *Lease) lostErr(err error) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != fenceFailed {
+		return err
 	}
-	return err
+	l.markLost()
+	return fmt.Errorf("%w: lease on %s lost: another process may drive it now", ErrLost, l.name)
 }
 
 func (s *leased) Commit(ctx context.Context, b store.Batch) error {
-	return s.write(func(c *pgx.Conn) error { return commit(ctx, c, b) })
+	return s.l.lostErr(commit(ctx, s.pool, b, s.l))
 }
 
 func (s *leased) Append(ctx context.Context, entries ...store.Entry) error {
@@ -264,12 +404,13 @@ func (s *leased) PutSummary(ctx context.Context, key, text string) error {
 	if key == "" {
 		return errors.New("put summary: key is required")
 	}
-	return s.write(func(c *pgx.Conn) error {
-		return write(ctx, c, "put summary "+key, func(tx pgx.Tx) error {
-			_, err := tx.Exec(ctx, `INSERT INTO summaries (key, text, time) VALUES ($1, $2, $3)`, key, text, column(time.Now()))
+	return s.l.lostErr(write(ctx, s.pool, "put summary "+key, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, fenceSQL, s.l.fence()...); err != nil {
 			return err
-		})
-	})
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO summaries (key, text, time) VALUES ($1, $2, $3)`, key, text, column(time.Now()))
+		return err
+	}))
 }
 
 func (s *leased) Close() error { return nil }
@@ -334,4 +475,17 @@ func (d *DB) queryHolders(ctx context.Context, name *string) ([]store.Holder, er
 		return nil, fmt.Errorf("leases: %w", err)
 	}
 	return out, nil
+}
+
+// PauseHeartbeat stops the heartbeat stamps of the DB's lease session
+// until resume is called: its holder looks stopped (SIGSTOP) to every
+// other process, while it goes on working, so that tests and drills can
+// watch a takeover and the stale holder's fenced writes fail.
+func (d *DB) PauseHeartbeat(ctx context.Context) (resume func(), err error) {
+	s, err := d.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.paused.Store(true)
+	return func() { s.paused.Store(false) }, nil
 }

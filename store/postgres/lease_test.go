@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
 	"github.com/flower-run/flower/store/postgres/pgtest"
@@ -59,7 +61,7 @@ func TestLeaseBusy(t *testing.T) {
 	l2.Release()
 }
 
-// TestLeaseFencing: once the server ends the lease's connection
+// TestLeaseFencing: once the server ends the lease's session
 // (pg_terminate_backend, or a worker's machine gone), the old holder can
 // write nothing more, another process takes the lease at once, and only
 // the new holder's writes land.
@@ -361,5 +363,69 @@ func leaseChild(url string) {
 		}
 		fmt.Printf("ack %d\n", i)
 		<-tick.C
+	}
+}
+
+// TestLeasesShareOneSession: the leases of one DB hold their locks on one
+// connection (issue 19: a worker's 32 runs cost one, not 32); when that
+// session ends, every one of them is lost, and once another process takes
+// them over the old holder's writes, through the pool, fail: they are
+// fenced by the lease row, not by the connection they go through.
+func TestLeasesShareOneSession(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	const ttl = 300 * time.Millisecond // heartbeats every 100 ms
+	a, b := openAt(t, url, postgres.LeaseTTL(ttl)), openAt(t, url, postgres.LeaseTTL(ttl))
+	var leases []*postgres.Lease
+	for i := range 5 {
+		l, err := a.Acquire(ctx, fmt.Sprint("/w/", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Release()
+		leases = append(leases, l)
+	}
+	if _, err := a.Acquire(ctx, "/w/0"); !errors.Is(err, store.ErrBusy) {
+		t.Fatalf("a second lease of /w/0 by its own DB = %v, want ErrBusy", err)
+	}
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	var sessions int
+	if err := c.QueryRow(ctx, `SELECT count(DISTINCT backend) FROM leases`).Scan(&sessions); err != nil || sessions != 1 {
+		t.Fatalf("lease sessions = %d, %v; want 1", sessions, err)
+	}
+	backend, _ := leases[0].Backend()
+	pgtest.Exec(t, url, fmt.Sprintf("SELECT pg_terminate_backend(%d, 10000)", backend))
+	for i, l := range leases {
+		select {
+		case <-l.Lost():
+		case <-time.After(10 * time.Second):
+			t.Fatalf("lease %d not lost after its session ended", i)
+		}
+	}
+	for i, l := range leases {
+		l2, err := b.Acquire(ctx, fmt.Sprint("/w/", i))
+		if err != nil {
+			t.Fatalf("takeover of /w/%d: %v", i, err)
+		}
+		defer l2.Release()
+		if err := l.Store().Append(ctx, note(fmt.Sprint("k", i), 0)); !errors.Is(err, postgres.ErrLost) {
+			t.Errorf("a write of the old holder of /w/%d = %v, want ErrLost", i, err)
+		}
+		if err := l2.Store().Append(ctx, note(fmt.Sprint("k", i), 1)); err != nil {
+			t.Errorf("a write of the new holder of /w/%d: %v", i, err)
+		}
+	}
+	// The old DB leases again, on a new session.
+	for _, l := range leases {
+		l.Release()
+	}
+	if l, err := a.Acquire(ctx, "/w/new"); err != nil {
+		t.Fatalf("a lease after the session ended: %v", err)
+	} else {
+		l.Release()
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/flower-run/flower/store"
 )
 
 // Notifications let one process wake another that waits on the database
@@ -13,6 +15,10 @@ import (
 // listening on the channel, and lost for a session that is not connected
 // at that instant; so a listener always also polls, and a notification
 // only says "look now".
+
+// InboundChannel is store.InboundChannel, where drivers listen for
+// records put in their human journal.
+const InboundChannel = store.InboundChannel
 
 // Notify sends payload on channel. Call it after the commit of what it
 // announces, so the listener finds it.

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,9 +24,13 @@ var _ store.Store = (*DB)(nil)
 // connection's search_path). It is safe for concurrent use, also by many
 // processes on many machines.
 type DB struct {
-	pool  *pgxpool.Pool
-	where string        // the URL without its password, for error texts
-	ttl   time.Duration // of the leases it takes and judges (LeaseTTL)
+	pool     *pgxpool.Pool
+	where    string        // the URL without its password, for error texts
+	ttl      time.Duration // of the leases it takes and judges (LeaseTTL)
+	poolSize int32         // PoolSize; 0: pgxpool's default
+
+	smu  sync.Mutex // guards sess
+	sess *session   // the lease session, once a lease was taken
 }
 
 // IsURL reports whether s names a PostgreSQL store (postgres:// or
@@ -38,12 +44,9 @@ func IsURL(s string) bool {
 // store is refused with an error wrapping store.ErrNotStore; a store of
 // another version with one wrapping store.ErrSchema.
 func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
-	d, err := connect(ctx, url)
+	d, err := connect(ctx, url, opts...)
 	if err != nil {
 		return nil, err
-	}
-	for _, o := range opts {
-		o(d)
 	}
 	if err := d.migrate(ctx); err != nil {
 		d.pool.Close()
@@ -52,14 +55,36 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	return d, nil
 }
 
+// TTLEnv names the environment variable that sets the lease TTL of every
+// DB a process opens (a duration, e.g. 10s), unless Open is given
+// LeaseTTL: one setting for all the flower processes sharing a database,
+// which must agree on it.
+const TTLEnv = "FLOWER_LEASE_TTL"
+
 // connect makes the pool and checks that the server answers.
-func connect(ctx context.Context, rawURL string) (*DB, error) {
-	where := redact(rawURL)
+func connect(ctx context.Context, rawURL string, opts ...Option) (*DB, error) {
+	d := &DB{where: redact(rawURL), ttl: DefaultTTL}
+	if v, err := time.ParseDuration(os.Getenv(TTLEnv)); err == nil && v > 0 {
+		d.ttl = v
+	}
+	for _, o := range opts {
+		o(d)
+	}
+	where := d.where
 	cfg, err := pgxpool.ParseConfig(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", where, err)
 	}
+	if d.poolSize > 0 && !strings.Contains(rawURL, "pool_max_conns") {
+		cfg.MaxConns = d.poolSize
+	}
 	tune(cfg.ConnConfig)
+	// A transaction left open by a stopped process would hold its share
+	// lock on a lease row, and a takeover would wait for it (lease.go):
+	// the server ends such a session after a TTL.
+	if _, ok := cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"]; !ok {
+		cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(d.ttl.Milliseconds())
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", where, err)
@@ -68,7 +93,8 @@ func connect(ctx context.Context, rawURL string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("store %s: %w", where, err)
 	}
-	return &DB{pool: pool, where: where, ttl: DefaultTTL}, nil
+	d.pool = pool
+	return d, nil
 }
 
 // tune sets what a lease's failover time depends on, unless the URL says
@@ -110,8 +136,16 @@ func redact(raw string) string {
 // String names the store for people: its URL without the password.
 func (d *DB) String() string { return d.where }
 
-// Close closes the pool. Closing twice is harmless.
+// Close ends the lease session, losing every lease still held, and
+// closes the pool. Closing twice is harmless.
 func (d *DB) Close() error {
+	d.smu.Lock()
+	s := d.sess
+	d.sess = nil
+	d.smu.Unlock()
+	if s != nil {
+		s.close()
+	}
 	d.pool.Close()
 	return nil
 }
@@ -124,7 +158,7 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// beginner starts transactions: the pool, or a lease's connection.
+// beginner starts transactions: the pool, or a connection.
 type beginner interface {
 	Begin(ctx context.Context) (pgx.Tx, error)
 }

@@ -19,10 +19,10 @@ import (
 // not at all (DESIGN.md §3.7). The batch is checked and encoded first, so
 // a bad record costs no round trip.
 func (d *DB) Commit(ctx context.Context, b store.Batch) error {
-	return commit(ctx, d.pool, b)
+	return commit(ctx, d.pool, b, nil)
 }
 
-// sender sends a pipeline: the pool, or a lease's connection.
+// sender sends a pipeline: the pool, or a connection.
 type sender interface {
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
@@ -32,8 +32,9 @@ type sender interface {
 // (the extended protocol's statements before one Sync), which the server
 // commits at the Sync or rolls back whole at the first error. One round
 // trip matters: on a loaded machine every trip waits for the server's
-// process to be scheduled.
-func commit(ctx context.Context, s sender, b store.Batch) error {
+// process to be scheduled. A lease's write (l not nil) begins with its
+// fence, and its entries name the lease's session as their writer.
+func commit(ctx context.Context, s sender, b store.Batch, l *Lease) error {
 	if b.Empty() {
 		return nil
 	}
@@ -46,6 +47,10 @@ func commit(ctx context.Context, s sender, b store.Batch) error {
 		op = "append entries"
 	}
 	var p pipeline
+	if l != nil {
+		p.add(func(err error) error { return err }, fenceSQL, l.fence()...)
+		w.backend = &l.backend
+	}
 	w.queue(&p, op)
 	br := s.SendBatch(ctx, &p.batch)
 	for _, label := range p.labels {
@@ -86,6 +91,7 @@ type batchRows struct {
 	results       [][]any
 	meta          [][]any
 	entries       []entryRow
+	backend       *int32 // the writer to record in entries.backend; nil: the connection's
 }
 
 func (w *batchRows) entriesOnly() bool {
@@ -192,6 +198,10 @@ func (w *batchRows) queue(p *pipeline, op string) {
 				return fmt.Errorf("append entries: %w", err)
 			}
 		}
+		if w.backend != nil {
+			p.add(label, insertEntryBy, r.key, r.uuid, r.parent, r.kind, r.time, r.body, *w.backend)
+			continue
+		}
 		p.add(label, insertEntry, r.key, r.uuid, r.parent, r.kind, r.time, r.body)
 	}
 }
@@ -220,6 +230,13 @@ func (d *DB) Runs(ctx context.Context, workspace string) ([]store.Run, error) {
 		q, args = `SELECT id, body FROM runs WHERE workspace = $1 ORDER BY seq`, []any{workspace}
 	}
 	return d.queryRuns(ctx, "runs "+workspace, q, args...)
+}
+
+// RunsWith returns the runs of that status, oldest first, by the
+// status index: what workers look for at every poll, in a database that
+// keeps every run ever submitted.
+func (d *DB) RunsWith(ctx context.Context, status store.RunStatus) ([]store.Run, error) {
+	return d.queryRuns(ctx, "runs "+string(status), `SELECT id, body FROM runs WHERE status = $1 ORDER BY seq`, string(status))
 }
 
 // queryRuns decodes the (id, body) rows of q.
@@ -258,6 +275,19 @@ func (d *DB) Lineage(ctx context.Context, workspace string) (store.Lineage, erro
 		return store.Lineage{}, fmt.Errorf("lineage %s: %w", workspace, err)
 	}
 	return store.LineageOf(workspace, thread, woke, bindings), nil
+}
+
+// WorkspaceResults returns the step results of the runs of workspace ws,
+// in the order of their first writes: a run dir's manifest, where the
+// store holds the runs of many workspaces.
+func (d *DB) WorkspaceResults(ctx context.Context, ws string) ([]store.StepResult, error) {
+	rs, err := d.pool.Query(ctx, `SELECT r.run, r.step, r.body FROM results r JOIN runs u ON u.id = r.run
+		WHERE u.workspace = $1 ORDER BY r.seq`, ws)
+	if err != nil {
+		return nil, fmt.Errorf("results of %s: %w", ws, err)
+	}
+	defer rs.Close()
+	return rows.Collect(rs, "results of "+ws, rows.Result)
 }
 
 // Results returns the step results of run ("" for all runs) in the order
