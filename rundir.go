@@ -3,6 +3,7 @@ package flower
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -93,4 +94,48 @@ func Tilde(p string) string {
 		return "~" + strings.TrimPrefix(p, home)
 	}
 	return p
+}
+
+// OldRunDir is the default run dir of flower before issue 10: ./runs,
+// relative to the current directory.
+const OldRunDir = "runs"
+
+// RunDirFor is the run dir of workspace ws (absolute) when none is
+// chosen: DefaultRunDir, unless only the runs directory in dir (the
+// current directory, "", for the CLI) that an older flower wrote for ws
+// holds its state, which is kept in use (old is then true) so an upgrade
+// loses no thread. It creates nothing.
+func RunDirFor(ws, dir string) (runDir string, old bool, err error) {
+	def, err := DefaultRunDir(ws)
+	if err != nil {
+		return "", false, err
+	}
+	if prev := filepath.Join(dir, OldRunDir); !HasState(def) && oldRunDirOf(prev, ws) {
+		return prev, true, nil
+	}
+	return def, false, nil
+}
+
+// oldRunDirOf reports whether dir holds a store with a lineage of
+// workspace ws, as an older flower's default run dir did.
+func oldRunDirOf(dir, ws string) bool {
+	if !HasState(dir) {
+		return false
+	}
+	for _, name := range []string{"lineage.json", "WORKSPACE"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		var l struct {
+			Workspace string `json:"workspace"`
+		}
+		if json.Unmarshal(data, &l) != nil {
+			l.Workspace = strings.TrimSpace(string(data))
+		}
+		if SameDir(l.Workspace, ws) {
+			return true
+		}
+	}
+	return false
 }

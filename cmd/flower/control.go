@@ -15,6 +15,7 @@ import (
 
 	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/workflow"
 )
 
@@ -45,7 +46,7 @@ func runPs(ctx context.Context, g *globals, all bool, out io.Writer) error {
 		return err
 	}
 	defer s.Close()
-	runs, err := listRuns(ctx, g, s, ws, all)
+	runs, err := flower.Runs(ctx, s, g.runDir, ws, all)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -120,12 +121,7 @@ func newDiscard(g *globals) *cobra.Command {
 	}
 }
 
-// runDiscard abandons run id. A discard is a write of run state, so it
-// takes the run dir's lock when it is free: a flower starting meanwhile
-// cannot pick the run as its cut run and commit it back in flight. When a
-// live flower holds the lock, the run is refused if that flower drives it,
-// or has not yet claimed the run it drives (it may be about to take this
-// one); a run the holder does not drive is discarded beside it.
+// runDiscard abandons run id (flower.Discard).
 func runDiscard(ctx context.Context, g *globals, id string, out io.Writer) error {
 	ws, s, err := readStore(g)
 	if err != nil {
@@ -135,45 +131,14 @@ func runDiscard(ctx context.Context, g *globals, id string, out io.Writer) error
 		return usageErr("no run %s: %s has no store%s", id, g.runDir, v1Hint(g.runDir))
 	}
 	defer s.Close()
-	unlock, err := g.lockWorkspace(ctx, ws)
-	switch {
-	case err == nil:
-		defer unlock()
-	case !errors.Is(err, store.ErrBusy):
-		return &exitError{code: exitFailed, err: err}
-	default:
-		if err := drivenElsewhere(ctx, g, s, ws, id); err != nil {
-			return err
-		}
+	u, err := g.storeURL()
+	if err != nil {
+		return err
 	}
-	if err := workflow.Discard(ctx, s, ws, id, time.Now()); err != nil {
-		return usageErr("%v", err)
+	if err := flower.Discard(ctx, s, g.runDir, u, ws, id); err != nil {
+		return fail(err)
 	}
 	fmt.Fprintf(out, "discarded %s\n", id)
-	return nil
-}
-
-// drivenElsewhere refuses to discard run id while the live holder of the
-// run dir drives it or has not claimed its run yet.
-func drivenElsewhere(ctx context.Context, g *globals, s store.Store, ws, id string) error {
-	runs, err := listRuns(ctx, g, s, "", false)
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	claimed := false
-	for _, r := range runs {
-		if !r.Live {
-			continue
-		}
-		if r.ID == id {
-			return &exitError{code: exitFailed, err: fmt.Errorf("run %s is being driven by pid %d: stop it first", r.ID, r.Owner.PID)}
-		}
-		claimed = true
-	}
-	if o, live := g.holder(ctx, s, ws); live && !claimed {
-		return &exitError{code: exitFailed, err: fmt.Errorf("pid %d is starting in %s and may be about to finish run %s: "+
-			"discard it once flower ps shows which run that flower drives", o.PID, g.runDir, id)}
-	}
 	return nil
 }
 
@@ -181,18 +146,25 @@ func drivenElsewhere(ctx context.Context, g *globals, s store.Store, ws, id stri
 // another schema version is moved aside, so a new one can be created;
 // nothing is deleted.
 //
-// It holds the run dir's lock throughout: a flower that started between a
+// It holds the runs' lock throughout: a flower that started between a
 // check and the discards could otherwise pick a run in flight and commit
 // it back in flight after the reset discarded it.
 func reset(ctx context.Context, g *globals, yes bool, in io.Reader, out io.Writer) error {
+	ws, err := filepath.Abs(g.workspace)
+	if err != nil {
+		return usageErr("--workspace: %v", err)
+	}
+	u, err := g.storeURL()
+	if err != nil {
+		return err
+	}
 	if _, err := os.Stat(g.runDir); err == nil || g.hasStore() {
-		ws, _ := filepath.Abs(g.workspace)
-		unlock, err := g.lockWorkspace(ctx, ws)
+		unlock, err := flower.LockRuns(ctx, g.runDir, u, ws)
 		if errors.Is(err, store.ErrBusy) {
-			return &exitError{code: exitFailed, err: busyForReset(ctx, g, err)}
+			return &exitError{code: exitFailed, err: busyForReset(ctx, g, u, err)}
 		}
 		if err != nil {
-			return &exitError{code: exitFailed, err: err}
+			return fail(err)
 		}
 		defer unlock()
 	}
@@ -203,67 +175,32 @@ func reset(ctx context.Context, g *globals, yes bool, in io.Reader, out io.Write
 			return &exitError{code: exitFailed, err: fmt.Errorf("reset cancelled")}
 		}
 	}
-	moved, err := moveIncompatibleStore(g.runDir, time.Now())
+	moved, err := flower.MoveIncompatibleStore(g.runDir, time.Now())
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return fail(err)
 	}
 	if moved != "" {
 		fmt.Fprintf(out, "moved the incompatible store to %s\n", moved)
 	}
-	if err := discardInFlight(ctx, g, out); err != nil {
-		return err
+	if g.hasStore() {
+		ids, err := flower.DiscardInFlight(ctx, g.runDir, u, ws, out)
+		if err != nil {
+			return fail(err)
+		}
+		for _, id := range ids {
+			fmt.Fprintf(out, "discarded %s\n", id)
+		}
 	}
 	fmt.Fprintln(out, "in-flight state cleared")
 	return nil
 }
 
-// discardInFlight abandons the runs in flight of the workspace, after
-// importing an older flower's run state so that its cut run goes too.
-func discardInFlight(ctx context.Context, g *globals, out io.Writer) error {
-	if !g.hasStore() {
-		return nil
+// busyForReset words a refused --reset: the run dir's holder, or the
+// lease's refusal as it is (it names the holder).
+func busyForReset(ctx context.Context, g *globals, url string, err error) error {
+	if url != "" {
+		return fmt.Errorf("%w: stop it before --reset", err)
 	}
-	ws, err := filepath.Abs(g.workspace)
-	if err != nil {
-		return usageErr("--workspace: %v", err)
-	}
-	s, err := g.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	note, err := workflow.Upgrade(ctx, s, g.runDir, ws)
-	if err != nil {
-		return fail(err)
-	}
-	if note != "" {
-		fmt.Fprintln(out, "note: "+note)
-	}
-	ids, err := workflow.DiscardAll(ctx, s, ws, time.Now())
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	for _, id := range ids {
-		fmt.Fprintf(out, "discarded %s\n", id)
-	}
-	return nil
-}
-
-// moveIncompatibleStore renames a sessions.db the store refuses.
-func moveIncompatibleStore(runDir string, now time.Time) (string, error) {
-	path := filepath.Join(runDir, "sessions.db")
-	if _, err := os.Stat(path); err != nil {
-		return "", nil
-	}
-	if st, err := openStore(path); err == nil {
-		st.Close()
-		return "", nil
-	}
-	aside := path + "." + now.Format("20060102-150405") + ".old"
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Rename(path+suffix, aside+suffix); err != nil && !os.IsNotExist(err) {
-			return "", fmt.Errorf("move %s aside: %w", path+suffix, err)
-		}
-	}
-	return aside, nil
+	h, _ := sqlite.Dirs{}.Holder(ctx, g.runDir)
+	return fmt.Errorf("pid %d is driving %s: stop it before --reset", h.PID, g.runDir)
 }

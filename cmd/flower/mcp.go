@@ -91,9 +91,8 @@ func mcpRunDir(ws string) string {
 		}
 		return d
 	}
-	def, err := flower.DefaultRunDir(ws)
-	if old := filepath.Join(ws, oldRunDir); err == nil && !flower.HasState(def) && oldRunDirOf(old, ws) {
-		return old
+	if dir, old, err := flower.RunDirFor(ws, ws); err == nil && old {
+		return dir
 	}
 	return ""
 }

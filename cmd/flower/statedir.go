@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,10 +18,6 @@ import (
 
 // runDirEnv chooses the run dir, as -r does.
 const runDirEnv = "FLOWER_RUN_DIR"
-
-// oldRunDir is the default run dir of flower before issue 10: ./runs,
-// relative to the current directory.
-const oldRunDir = "runs"
 
 // chooseRunDir sets g.runDir: -r, then FLOWER_RUN_DIR, then the default
 // under the state directory. A ./runs written by an older flower for
@@ -47,42 +41,17 @@ func chooseRunDir(cmd *cobra.Command, g *globals, notice io.Writer) error {
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
-	def, err := flower.DefaultRunDir(ws)
+	dir, old, err := flower.RunDirFor(ws, "")
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	g.runDir = def
-	if flower.HasState(def) || !oldRunDirOf(oldRunDir, ws) {
-		return nil
+	g.runDir = dir
+	if old {
+		def, _ := flower.DefaultRunDir(ws)
+		fmt.Fprintf(notice, "flower: note: using ./%s, where an older flower kept this workspace's state (flower now keeps it in %s; move it there to keep the agent away from it)\n",
+			dir, tilde(def))
 	}
-	g.runDir = oldRunDir
-	fmt.Fprintf(notice, "flower: note: using ./%s, where an older flower kept this workspace's state (flower now keeps it in %s; move it there to keep the agent away from it)\n",
-		oldRunDir, tilde(def))
 	return nil
-}
-
-// oldRunDirOf reports whether dir holds a store with a lineage of
-// workspace ws, as an older flower's default run dir did.
-func oldRunDirOf(dir, ws string) bool {
-	if !flower.HasState(dir) {
-		return false
-	}
-	for _, name := range []string{"lineage.json", "WORKSPACE"} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			continue
-		}
-		var l struct {
-			Workspace string `json:"workspace"`
-		}
-		if json.Unmarshal(data, &l) != nil {
-			l.Workspace = strings.TrimSpace(string(data))
-		}
-		if flower.SameDir(l.Workspace, ws) {
-			return true
-		}
-	}
-	return false
 }
 
 // stateDir shows where a run dir is: absolute, with ~ for the home.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
@@ -36,7 +37,7 @@ func runStatus(g *globals, out io.Writer) error {
 	var inFlight []workflow.RunInfo
 	if s != nil {
 		defer s.Close()
-		if inFlight, err = listRuns(context.Background(), g, s, ws, false); err != nil {
+		if inFlight, err = flower.Runs(context.Background(), s, g.runDir, ws, false); err != nil {
 			return &exitError{code: exitFailed, err: err}
 		}
 	}

@@ -10,12 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
 	"github.com/flower-run/flower/store/postgres/pgtest"
 	"github.com/flower-run/flower/worker"
-	"github.com/jackc/pgx/v5"
 )
 
 // BenchmarkWorkers: runs per minute with 1, 2 and 4 workers (concurrency
