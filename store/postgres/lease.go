@@ -366,11 +366,18 @@ type leased struct {
 }
 
 // fenceSQL fails (division_by_zero, fenceFailed) unless the lease's row
-// still names the lease; its share lock on the row holds until the
-// write's transaction ends, so a takeover's rewrite of the row waits for
-// the write, and a write after the takeover fails.
+// still names the lease and the lease's session still holds its lock; its
+// share lock on the row holds until the write's transaction ends, so a
+// takeover's rewrite of the row waits for the write, and a write after
+// the takeover fails. The lock is checked too because the takeover comes
+// after the stale holder's session ends: in between, a holder whose
+// session was ended (pg_terminate_backend, a stall past the TTL) and that
+// goes on writing, recording the tool call its lost lease cut, say, must
+// already be refused, as when its writes rode that very session.
 const fenceSQL = `SELECT 1 / count(*)::int FROM
-	(SELECT 1 FROM leases WHERE name = $1 AND backend = $2 AND since = $3 FOR SHARE) f`
+	(SELECT 1 FROM leases l WHERE l.name = $1 AND l.backend = $2 AND l.since = $3
+		AND EXISTS (SELECT 1 FROM pg_locks k WHERE k.pid = l.backend AND ` + heldBy + `)
+	FOR SHARE OF l) f`
 
 // fenceFailed is the SQLSTATE of a failed fence: division_by_zero.
 const fenceFailed = "22012"

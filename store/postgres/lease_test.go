@@ -83,6 +83,11 @@ func TestLeaseFencing(t *testing.T) {
 		t.Fatal(err)
 	}
 	pgtest.Exec(t, url, fmt.Sprintf("SELECT pg_terminate_backend(%d, 10000)", backend))
+	// Refused at once, before anyone takes the lease over: the session that
+	// held the lock is gone (the window a worker's cut tool call once wrote in).
+	if err := old.Append(ctx, note("k", 9)); err == nil || !strings.Contains(err.Error(), "lease on /w/a lost") {
+		t.Fatalf("Append by the holder whose session ended, before a takeover = %v, want the lease lost", err)
+	}
 
 	l2, err := b.Acquire(ctx, "/w/a")
 	if err != nil {
