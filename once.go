@@ -2,7 +2,8 @@ package flower
 
 import (
 	"context"
-	"fmt"
+	"errors"
+	"path/filepath"
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
@@ -42,9 +43,12 @@ func (h *Host) Once(ctx context.Context, prompt string, o OnceOptions) agent.Res
 
 // CheckSession refuses a session id this workspace does not have.
 func (h *Host) CheckSession(id string) error {
+	if h.rt == nil {
+		return errors.New("flower: CheckSession before Start")
+	}
 	if !h.rt.HasSession(id) {
 		return usage("no session %s for workspace %s in %s: check the id printed at the end of the earlier run, and -r / --workspace",
-			id, h.ws, fmt.Sprint(h.runDir, "/", StoreFile))
+			id, h.ws, filepath.Join(h.runDir, StoreFile))
 	}
 	return nil
 }
