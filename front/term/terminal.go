@@ -131,7 +131,7 @@ func (a *asides) goAsk(ctx context.Context, ask func(context.Context, string) (s
 			}
 			return
 		}
-		show(event.Event{Kind: event.Text, Text: indentLines("  = ", answer), Payload: map[string]any{"oracle": q}})
+		show(event.Event{Kind: event.Text, Text: indent("  = ", strings.TrimSpace(answer)), Payload: map[string]any{"oracle": q}})
 	}()
 }
 
@@ -141,19 +141,6 @@ func (a *asides) wait() {
 	a.closed = true
 	a.mu.Unlock()
 	a.wg.Wait()
-}
-
-func indentLines(prefix, s string) string {
-	pad := strings.Repeat(" ", len([]rune(prefix)))
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	for i := range lines {
-		if i == 0 {
-			lines[i] = prefix + lines[i]
-		} else {
-			lines[i] = pad + lines[i]
-		}
-	}
-	return strings.Join(lines, "\n")
 }
 
 // offeredAnswer is the line to offer as the answer of the question e
