@@ -96,7 +96,8 @@ type Host struct {
 // workspace's lock (one driver per workspace, R9.6), then the run dir's
 // lock and SQLite store, or the workspace's lease in a PostgreSQL store
 // (every write fenced by the lease). A second driver is refused at once
-// with an error wrapping store.ErrBusy that names the holder. Run state an older flower kept in JSON files is imported.
+// with an error wrapping store.ErrBusy that names the holder. Run state
+// an older flower kept in JSON files is imported.
 func Open(ctx context.Context, o Options) (_ *Host, err error) {
 	h := &Host{opts: o}
 	defer func() {
