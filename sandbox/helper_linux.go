@@ -151,6 +151,11 @@ func reap(cmd int, pid1 bool) int {
 		if err == unix.EINTR {
 			continue
 		}
+		if err == unix.ECHILD {
+			// The lifeline's watcher reaped the command while it killed
+			// everything (killDescendants): flower ended the call.
+			return exitKilled
+		}
 		if err != nil {
 			return fail(exitStart, "wait: %v", err)
 		}
