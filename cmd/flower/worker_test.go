@@ -62,18 +62,7 @@ func TestWorkers(t *testing.T) {
 	defer db.Close()
 
 	const runs = 10
-	var wss []string
-	for i := range runs {
-		ws := filepath.Join(dir, fmt.Sprint("ws", i))
-		if err := os.Mkdir(ws, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		r := runFlower(t, dir, env, "submit", "--workspace", ws, testTask)
-		if r.code != 0 || strings.TrimSpace(r.stdout) == "" {
-			t.Fatalf("submit: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-		}
-		wss = append(wss, ws)
-	}
+	wss := submitRuns(t, dir, env, runs)
 	var workers []*proc
 	for i := range 3 {
 		workers = append(workers, startFlower(t, dir, env, false, "worker", "--concurrency", "2", "--poll", "50ms", "--ask-timeout", "0",
@@ -157,6 +146,25 @@ func TestWorkers(t *testing.T) {
 		checkEffects(t, ctx, db, ws)
 		checkOneDriver(t, url, ws)
 	}
+}
+
+// submitRuns submits n runs of testTask, each in a new workspace wsI under
+// dir, with flower submit; it returns the workspaces.
+func submitRuns(t *testing.T, dir string, env []string, n int) []string {
+	t.Helper()
+	var wss []string
+	for i := range n {
+		ws := filepath.Join(dir, fmt.Sprint("ws", i))
+		if err := os.Mkdir(ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r := runFlower(t, dir, env, "submit", "--workspace", ws, testTask)
+		if r.code != 0 || strings.TrimSpace(r.stdout) == "" {
+			t.Fatalf("submit: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		wss = append(wss, ws)
+	}
+	return wss
 }
 
 func slicesContainsPID(w *proc, pid int) bool {
@@ -321,17 +329,7 @@ func TestWorkerStopped(t *testing.T) {
 	}
 	defer db.Close()
 	const runs = 4
-	var wss []string
-	for i := range runs {
-		ws := filepath.Join(dir, fmt.Sprint("ws", i))
-		if err := os.Mkdir(ws, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if r := runFlower(t, dir, env, "submit", "--workspace", ws, testTask); r.code != 0 {
-			t.Fatalf("submit: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-		}
-		wss = append(wss, ws)
-	}
+	wss := submitRuns(t, dir, env, runs)
 	startWorker := func(name string) *proc {
 		return startFlower(t, dir, env, false, "worker", "--concurrency", fmt.Sprint(runs), "--poll", "50ms", "--ask-timeout", "0",
 			"-r", filepath.Join(dir, name))
