@@ -16,6 +16,7 @@ import (
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/sandbox"
 	"github.com/flower-run/flower/tool"
+	"github.com/flower-run/flower/tool/builtin"
 )
 
 // What keeps the agent away from flower and the person's secrets (issue
@@ -65,12 +66,12 @@ func (h *Host) contain() error {
 // toolEnv confines the built-in tools to the workspace, runs their
 // processes in the sandbox and keeps them out of the run dir, wherever it
 // is.
-func (h *Host) toolEnv() *tool.Env {
+func (h *Host) toolEnv() *builtin.Env {
 	abs, err := filepath.Abs(h.runDir)
 	if err != nil {
 		abs = h.runDir
 	}
-	return &tool.Env{Workspace: h.ws, Forbidden: []string{abs}, Sandbox: h.box}
+	return &builtin.Env{Workspace: h.ws, Forbidden: []string{abs}, Sandbox: h.box}
 }
 
 // Secrets are the values flower scrubs: its keys and token from the

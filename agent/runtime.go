@@ -17,6 +17,7 @@ import (
 	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
+	"github.com/flower-run/flower/tool/builtin"
 )
 
 // Options build a Runtime (R2.2).
@@ -26,8 +27,8 @@ type Options struct {
 	// Store is required: the runtime never opens one, so an embedder
 	// chooses the backend (store/sqlite, a PostgreSQL one) and closes it.
 	Store   store.Store
-	Tools   []tool.Tool // tools beyond the built-ins (or replacing them by name)
-	ToolEnv *tool.Env   // built-in tool settings; default: confined to Workspace
+	Tools   []tool.Tool  // tools beyond the built-ins (or replacing them by name)
+	ToolEnv *builtin.Env // built-in tool settings; default: confined to Workspace
 	Now     func() time.Time
 	NewID   func() string // session and entry ids; default: random UUIDs
 	// Retry governs failed model calls: its policy, clock and endpoint probe
@@ -87,7 +88,7 @@ type Runtime struct {
 	mailTool  string
 	secrets   *tool.Secrets
 	sources   []tool.Source
-	shells    *tool.Shells // Bash's background commands; stopped when a top-level run ends
+	shells    *builtin.Shells // Bash's background commands; stopped when a top-level run ends
 	perms     *permission.Rules
 	asker     PermissionAsker
 
@@ -147,16 +148,16 @@ func workspace(dir string) (string, error) {
 }
 
 func (r *Runtime) registry(opts Options) tool.Registry {
-	env := tool.Env{Workspace: r.workspace}
+	env := builtin.Env{Workspace: r.workspace}
 	if opts.ToolEnv != nil {
 		env = *opts.ToolEnv
 		env.Workspace = r.workspace
 	}
 	if env.Shells == nil {
-		env.Shells = tool.NewShells()
+		env.Shells = builtin.NewShells()
 	}
 	r.shells = env.Shells
-	tools := append(tool.Builtins(env), &taskTool{rt: r})
+	tools := append(builtin.Builtins(env), &taskTool{rt: r})
 	return tool.NewRegistry(append(tools, opts.Tools...)...)
 }
 

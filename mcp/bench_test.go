@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flower-run/flower/tool"
+	"github.com/flower-run/flower/tool/builtin"
 )
 
 // The cost of one tool call as the agent makes it: an MCP call over stdio
@@ -48,7 +49,7 @@ func BenchmarkCallBuiltinRead(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("hello\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	reg := tool.NewRegistry(tool.Builtins(tool.Env{Workspace: ws})...)
+	reg := tool.NewRegistry(builtin.Builtins(builtin.Env{Workspace: ws})...)
 	benchCall(b, reg["Read"], `{"file_path":"a.txt"}`)
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // lifelineScript runs a server so that its whole process group dies with
-// flower, however flower dies (as Bash commands do, tool/proc_unix.go):
+// flower, however flower dies (as Bash commands do, tool/builtin/proc_unix.go):
 // fd 3 is the read end of a pipe whose write end only flower holds; a
 // watcher in the group blocks reading it and kills the group when the
 // kernel closes the write end. The server is exec'd with its own stdin and

@@ -36,7 +36,7 @@ type Options struct {
 	Contain func(cmd *exec.Cmd) (started, end func(), err error)
 	// Now is the clock of restart backoff; default time.Now.
 	Now func() time.Time
-	// OutputCap bounds the text of one result, as tool.Env.OutputCap does
+	// OutputCap bounds the text of one result, as builtin.Env.OutputCap does
 	// for built-ins; 0 means tool.DefaultOutputCap.
 	OutputCap int
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/tool"
+	"github.com/flower-run/flower/tool/builtin"
 )
 
 // The oracle's limits (R6.5).
@@ -149,7 +150,7 @@ func (o *Oracle) open() error {
 	// The run dir is out of its tools' reach, as it is of the run's.
 	rt, err := agent.New(agent.Options{Workspace: o.opts.Workspace, Provider: o.opts.Provider,
 		Store: s, Retry: o.opts.Retry, Secrets: o.opts.Secrets, Permissions: o.opts.Permissions,
-		ToolEnv: &tool.Env{Workspace: o.opts.Workspace, Forbidden: []string{o.opts.RunDir}}})
+		ToolEnv: &builtin.Env{Workspace: o.opts.Workspace, Forbidden: []string{o.opts.RunDir}}})
 	if err != nil {
 		s.Close()
 		return err

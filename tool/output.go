@@ -5,22 +5,22 @@ import (
 	"strings"
 )
 
-// capWriter keeps the first and last bytes of a stream and counts the rest:
+// CapWriter keeps the first and last bytes of a stream and counts the rest:
 // a command's beginning (what it did) and end (how it failed) matter most,
 // and memory stays bounded however much it prints. Not safe for concurrent
 // use; Bash feeds it from one goroutine.
-type capWriter struct {
+type CapWriter struct {
 	half  int    // bytes kept at each end
 	head  []byte // the first half bytes
 	tail  []byte // the latest bytes, trimmed to half when it reaches 2*half
 	total int64
 }
 
-func newCapWriter(limit int) *capWriter {
-	return &capWriter{half: max(limit/2, 1)}
+func NewCapWriter(limit int) *CapWriter {
+	return &CapWriter{half: max(limit/2, 1)}
 }
 
-func (w *capWriter) Write(p []byte) (int, error) {
+func (w *CapWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	w.total += int64(n)
 	if room := w.half - len(w.head); room > 0 {
@@ -37,7 +37,7 @@ func (w *capWriter) Write(p []byte) (int, error) {
 
 // String is the kept text, with a marker where bytes were cut. Invalid
 // UTF-8, including a character split by the cut, becomes U+FFFD.
-func (w *capWriter) String() string {
+func (w *CapWriter) String() string {
 	tail := w.tail
 	if len(tail) > w.half {
 		tail = tail[len(tail)-w.half:]

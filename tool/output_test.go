@@ -20,7 +20,7 @@ func TestCapWriter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := newCapWriter(tt.limit)
+			w := NewCapWriter(tt.limit)
 			for _, s := range tt.writes {
 				if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
 					t.Fatalf("Write = %d, %v", n, err)

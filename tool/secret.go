@@ -5,6 +5,11 @@ import (
 	"strings"
 )
 
+// SecretEnv names environment variables Bash removes before running a
+// command: flower's credentials never reach a tool (SPEC §8), and so never
+// its output, which is stored.
+var SecretEnv = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN", "FLOWER_TOKEN"}
+
 // Redacted replaces a secret's value wherever flower writes or sends text.
 const Redacted = "[redacted]"
 

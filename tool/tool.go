@@ -1,6 +1,8 @@
 // Package tool defines what an agent can do in the world: the Tool
 // interface, op classes that decide what happens to a call on resume
-// (R5.2), a registry, and the built-in tools of R2.4.
+// (R5.2), a registry, output capping and secret redaction. It is what the
+// author of a custom tool imports; the built-in tools of R2.4 live in
+// tool/builtin.
 package tool
 
 import (
