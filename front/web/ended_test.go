@@ -41,8 +41,8 @@ func TestPageOutlivesTheRunInARealBrowser(t *testing.T) {
 	f.events.Publish(event.Event{Kind: event.Text, Text: "Writing the greeting file.", Payload: map[string]any{"step": "work"}})
 	f.events.Publish(event.Event{Kind: event.Usage, Payload: map[string]any{"step": "work", "cost": 0.0042, "context": 5200, "window": 200000}})
 	f.events.Publish(event.Event{Kind: event.Result, Payload: map[string]any{"step": "work", "ok": true, "cost": 0.0042, "turns": 2}})
-	f.events.Publish(event.Event{Kind: event.Step, Text: "✓ the run is done · $0.0042", Payload: map[string]any{"ended": true, "ok": true, "cost": 0.0042}})
-	ended := chromedp.Search(`//div[contains(@class,"ev ended") and contains(., "the run is done")]`)
+	f.events.Publish(event.Event{Kind: event.Step, Text: "✓ the run passed · $0.0042 · 3s", Payload: map[string]any{"ended": true, "ok": true, "cost": 0.0042}})
+	ended := chromedp.Search(`//div[contains(@class,"ev ended") and contains(., "the run passed")]`)
 	if err := chromedp.Do(ctx,
 		chromedp.WaitVisible(ended),
 		chromedp.WaitVisible(chromedp.Search(`//div[contains(@class,"ev text") and not(contains(@class,"live")) and contains(., "Writing the greeting file.")]`)),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/human"
@@ -22,10 +23,13 @@ type Hub struct {
 	url    string
 	next   chan string // the phrase of the next wake, from POST /wake
 
-	mu      sync.Mutex // guards wake, cost and history
+	now func() time.Time
+
+	mu      sync.Mutex // guards wake, cost, started and history
 	wake    *Wake      // the wake running; nil between wakes
 	history History    // the running wake's stored events; nil between wakes
 	cost    float64    // of the wake running, from its usage events
+	started time.Time  // when the wake running was attached
 }
 
 // Wake is what the hub steers of one wake.
@@ -42,7 +46,10 @@ type Wake struct {
 // NewHub returns the hub of stream, serving on l with token (the other
 // options as for New).
 func NewHub(l net.Listener, stream *Stream, opts Options) (*Hub, error) {
-	h := &Hub{stream: stream, url: URL(l, opts.Token), next: make(chan string, 1)}
+	h := &Hub{stream: stream, url: URL(l, opts.Token), next: make(chan string, 1), now: opts.Now}
+	if h.now == nil {
+		h.now = time.Now
+	}
 	opts.Events, opts.Channel, opts.History = stream.Broker(), hubChannel{h}, hubHistory{h}
 	opts.Interrupt, opts.Oracle, opts.Wake = h.interrupt, h.oracle, h.wakeNext
 	srv, err := New(opts)
@@ -84,7 +91,7 @@ func (h *Hub) Sink(e event.Event) {
 func (h *Hub) Attach(w Wake) (detach func()) {
 	history := h.stream.Attach(w.Store)
 	h.mu.Lock()
-	h.wake, h.cost, h.history = &w, 0, history
+	h.wake, h.cost, h.history, h.started = &w, 0, history, h.now()
 	h.mu.Unlock()
 	h.stream.Publish(event.Event{Kind: event.Step, Text: w.Banner,
 		Payload: map[string]any{"banner": true, "wake": w.Number, "workspace": w.Workspace}})
@@ -96,19 +103,20 @@ func (h *Hub) Attach(w Wake) (detach func()) {
 	}
 }
 
-// Ended tells the page how the wake ended: ok, or why it stopped, and its
-// cost. The page then offers the next wake.
+// Ended tells the page how the wake ended: ok (its verdict passed), or why
+// it stopped, with its cost and duration. The page then shows the end state
+// and offers the next wake.
 func (h *Hub) Ended(ok bool, why string) {
 	h.mu.Lock()
-	cost := h.cost
+	cost, took := h.cost, h.now().Sub(h.started)
 	h.mu.Unlock()
-	text := "✓ the run is done"
+	text := "✓ the run passed"
 	if !ok {
 		text = "✗ " + why
 	}
-	text += " · " + model.USD(cost)
+	text += " · " + model.USD(cost) + " · " + took.Round(time.Second).String()
 	h.stream.Publish(event.Event{Kind: event.Step, Text: text,
-		Payload: map[string]any{"ended": true, "ok": ok, "cost": cost}})
+		Payload: map[string]any{"ended": true, "ok": ok, "cost": cost, "duration_s": took.Seconds()}})
 }
 
 func (h *Hub) wakeNext(text string) error {

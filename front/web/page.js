@@ -69,14 +69,45 @@
     }
   }
 
+  // While no wake runs, the controls that steer one are off: a note, an
+  // interrupt or an oracle question would reach nothing.
+  const steering = ['mail', 'mail-send', 'interrupt', 'interrupt-text', 'oracle-q', 'oracle-ask'];
+
+  function setRunning(on) {
+    for (const id of steering) $(id).disabled = !on;
+    if (!on) arm(false);
+  }
+
+  function duration(s) {
+    if (!(s >= 0)) return '';
+    if (s < 60) return Math.round(s) + ' s';
+    const m = Math.floor(s / 60);
+    return m < 60 ? m + ' min ' + Math.round(s - 60 * m) + ' s' : Math.floor(m / 60) + ' h ' + (m % 60) + ' min';
+  }
+
+  // ended shows the end state: the verdict, cost and duration in the header
+  // and the next-wake panel.
+  function ended(e, p) {
+    const how = p.ok ? 'passed' : 'stopped';
+    const parts = [usd(typeof p.cost === 'number' ? p.cost : facts.cost)];
+    if (typeof p.duration_s === 'number') parts.push(duration(p.duration_s));
+    facts.step = 'ended · ' + how;
+    $('next-title').textContent = (p.ok ? 'The run passed' : 'The run stopped') + ' · ' + parts.join(' · ');
+    $('next').classList.toggle('failed', !p.ok);
+    $('next').dataset.verdict = how;
+    $('next').hidden = false;
+    setRunning(false);
+  }
+
   function noteFacts(e) {
     const p = e.payload || {};
     if (e.kind === 'step' && p.ended) {
-      $('next').hidden = false;
+      ended(e, p);
       return;
     }
     if (e.kind === 'step' && p.banner) {
       $('next').hidden = true;
+      setRunning(true);
       if (p.wake) facts.wake = p.wake;
       if (p.workspace) $('workspace').textContent = p.workspace;
     } else if (e.kind === 'step') {
@@ -210,8 +241,32 @@
     stream.append(d);
   }
 
+  // The page follows the stream to its newest event unless the person
+  // scrolled up to read; scrolling back to the bottom follows again.
+  let follow = true;
+  let autoY = 0; // where the page last scrolled itself to
+
+  // newestInView: the last event's bottom edge is on the screen.
+  function newestInView() {
+    const last = stream.lastElementChild;
+    return !last || last.getBoundingClientRect().bottom <= window.innerHeight;
+  }
+  // A scroll event may come after more events were appended, so only a
+  // position above the page's own last scroll means the person went up.
+  window.addEventListener('scroll', () => {
+    follow = newestInView() || window.scrollY >= autoY - 2;
+  }, { passive: true });
+
+  // toNewest scrolls just enough to show the newest event: a page whose
+  // events all fit does not move (a click aimed at the side panel lands).
+  function toNewest() {
+    if (newestInView()) return;
+    const last = stream.lastElementChild;
+    autoY = window.scrollY + last.getBoundingClientRect().bottom - window.innerHeight + 24;
+    window.scrollTo(0, autoY);
+  }
+
   function receive(b) {
-    const atBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
     if (b.gap && b.events.length && b.events[0].seq <= last) {
       // Numbered by a new server: start over with its events.
       stream.textContent = '';
@@ -229,7 +284,7 @@
     }
     $('events-empty').hidden = stream.childElementCount > 0;
     renderFacts();
-    if (atBottom) window.scrollTo(0, document.body.scrollHeight);
+    if (follow) toNewest();
   }
 
   // ---- the WebSocket, resumed from the last seq --------------------------
