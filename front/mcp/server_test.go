@@ -183,6 +183,17 @@ func TestDemoTask(t *testing.T) {
 	if len(someText) >= len(allText) {
 		t.Errorf("task_events is %d bytes, all:true %d: want it smaller", len(someText), len(allText))
 	}
+	if !strings.Contains(some.Summary, "tool_call") || !strings.Contains(some.Summary, "left out:") || !strings.Contains(some.Summary, "usage") {
+		t.Errorf("task_events summary %q: want the kinds shown and those left out", some.Summary)
+	}
+	var asked mcpserver.Events
+	cs.call(t, "task_events", map[string]any{"directory": dir, "kinds": []string{"step", "usage"}, "limit": 3}, &asked)
+	if k := kinds(asked); len(asked.Events) != 3 || !asked.More || k["tool_call"] || !k["step"] {
+		t.Errorf("task_events kinds [step usage] limit 3: %+v", asked)
+	}
+	if text, isErr := cs.call(t, "task_events", map[string]any{"directory": dir, "kinds": []string{"bogus"}}, nil); !isErr || !strings.Contains(text, "tool_call") {
+		t.Errorf("task_events with an unknown kind: %s", text)
+	}
 	var after mcpserver.Events
 	cs.call(t, "task_events", map[string]any{"directory": dir, "after": some.Last, "wait_s": 5}, &after)
 	if len(after.Events) != 0 || !after.Ended {

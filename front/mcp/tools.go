@@ -22,7 +22,8 @@ const (
 		"cost and turns."
 	eventsDesc = "The task's events after seq `after` (0: from the start): what the agent says and does, its questions, " +
 		"steps and result. Streaming deltas and usage records are left out unless all is true. wait_s waits up to that " +
-		"many seconds (at most 60) for the next event or the end. Pass `last` as `after` next time."
+		"many seconds (at most 60) for the next event or the end; kinds keeps only those kinds, limit caps the count. " +
+		"Pass `last` as `after` next time."
 	answerDesc    = "Answer a question the task asked (its id from task_status, e.g. q1); a number picks that option."
 	noteDesc      = "Send a note to the running agent's inbox; it reads it at its next step, and later steps see it in the brief."
 	interruptDesc = "Interrupt the running task at its next message boundary (a running tool finishes first). Without text " +
@@ -39,10 +40,12 @@ type startIn struct {
 }
 
 type eventsIn struct {
-	Directory string  `json:"directory" jsonschema:"absolute path of the task's directory"`
-	After     int     `json:"after,omitempty" jsonschema:"the last seq you have (0: from the start)"`
-	WaitS     float64 `json:"wait_s,omitempty" jsonschema:"wait up to this many seconds for a new event or the end of the task (at most 60)"`
-	All       bool    `json:"all,omitempty" jsonschema:"also the streaming deltas and usage records, texts and payloads whole"`
+	Directory string   `json:"directory" jsonschema:"absolute path of the task's directory"`
+	After     int      `json:"after,omitempty" jsonschema:"the last seq you have (0: from the start)"`
+	WaitS     float64  `json:"wait_s,omitempty" jsonschema:"wait up to this many seconds for a new event or the end of the task (at most 60)"`
+	All       bool     `json:"all,omitempty" jsonschema:"also the streaming deltas and usage records, texts and payloads whole"`
+	Kinds     []string `json:"kinds,omitempty" jsonschema:"only events of these kinds, e.g. [\"ask\",\"result\"]; naming delta or usage shows them"`
+	Limit     int      `json:"limit,omitempty" jsonschema:"at most this many events (default and most: 200); more says there are others"`
 }
 
 type answerIn struct {
@@ -106,7 +109,11 @@ func (s *Server) eventsTool(ctx context.Context, _ *sdk.CallToolRequest, in even
 	if err != nil {
 		return nil, Events{}, err
 	}
-	return nil, t.wait(ctx, in.After, in.All, time.Duration(in.WaitS*float64(time.Second))), nil
+	q, err := newQuery(in)
+	if err != nil {
+		return nil, Events{}, err
+	}
+	return nil, t.wait(ctx, q, time.Duration(in.WaitS*float64(time.Second))), nil
 }
 
 func (s *Server) answerTool(_ context.Context, _ *sdk.CallToolRequest, in answerIn) (*sdk.CallToolResult, Done, error) {
