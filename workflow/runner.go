@@ -232,6 +232,9 @@ func (r *runner) finish(ctx context.Context, out Outcome, res *agent.Result, err
 	case res != nil:
 		out.Step = r.run.Row
 		out.Err = fmt.Errorf("step %s failed: %s", r.run.Row, res.Error)
+		if res.Err != nil { // kept, so the exit can name a fix (a refused key, say)
+			out.Err = fmt.Errorf("step %s failed: %w", r.run.Row, res.Err)
+		}
 	}
 	r.run.Status, r.run.Outcome = store.RunFinished, "failed"
 	switch {

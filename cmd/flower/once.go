@@ -11,6 +11,7 @@ import (
 
 	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/agent"
+	"github.com/flower-run/flower/model"
 )
 
 type onceFlags struct {
@@ -113,6 +114,8 @@ func onceExit(ctx context.Context, res agent.Result) error {
 		return nil
 	case ctx.Err() != nil || res.Error == "interrupted":
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted: continue with flower once --resume %s", res.SessionID)}
+	case model.Fix(res.Err) != "":
+		return &exitError{code: exitFailed, err: fmt.Errorf("%s: %s, then continue with flower once --resume %s", res.Error, model.Fix(res.Err), res.SessionID)}
 	default:
 		return &exitError{code: exitFailed, err: fmt.Errorf("%s (continue with flower once --resume %s)", res.Error, res.SessionID)}
 	}

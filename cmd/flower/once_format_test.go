@@ -230,3 +230,24 @@ func TestVersionAndSessionsAreCommands(t *testing.T) {
 		t.Error("version or sessions created a run dir")
 	}
 }
+
+// TestAuthErrorNamesTheVariable: a key the API refuses ends once and a
+// wake with one line naming the variable to check, not "retry" (issue 23).
+func TestAuthErrorNamesTheVariable(t *testing.T) {
+	t.Parallel()
+	srv := modeltest.NewAnthropic(func(*modeltest.Request) modeltest.Turn {
+		return modeltest.Turn{Fault: &modeltest.Fault{Status: 401, Type: "authentication_error", Message: "invalid x-api-key"}}
+	})
+	defer srv.Close()
+	env := []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=wrong-key"}
+	for _, args := range [][]string{{"once", "say hi"}, {"--timeout", "0", "say hi"}} {
+		r := runFlower(t, t.TempDir(), env, args...)
+		last := strings.TrimSpace(r.stderr)
+		if i := strings.LastIndex(last, "\n"); i >= 0 {
+			last = last[i+1:]
+		}
+		if r.code == 0 || !strings.Contains(last, "ANTHROPIC_API_KEY") || strings.Contains(last, "retry") || strings.Contains(r.stderr, "goroutine") {
+			t.Errorf("flower %v: exit %d, last line %q; want it to name ANTHROPIC_API_KEY\n%s", args, r.code, last, r.stderr)
+		}
+	}
+}

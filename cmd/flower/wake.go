@@ -236,6 +236,8 @@ func wakeExit(ctx context.Context, o workflow.Outcome, cost float64, out io.Writ
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("stopped: run flower again here to continue where it stopped")}
 	case errors.Is(o.Err, store.ErrBusy):
 		return &exitError{code: exitFailed, err: o.Err}
+	case model.Fix(o.Err) != "":
+		return &exitError{code: exitFailed, err: fmt.Errorf("%v: %s, then run flower again here", o.Err, model.Fix(o.Err))}
 	case o.Err != nil:
 		return &exitError{code: exitFailed, err: fmt.Errorf("%v (run flower again here to retry)", o.Err)}
 	}
