@@ -92,7 +92,7 @@ func openAI(name string, hc *http.Client) (*Backend, error) {
 
 // Retrier waits out failures of this backend, probing its endpoint.
 func (b *Backend) Retrier() resilience.Retrier {
-	return resilience.Retrier{Probe: resilience.EndpointProbe(b.BaseURL, 5*time.Second)}
+	return resilience.Retrier{Probe: resilience.EndpointProbe(b.BaseURL, 5*time.Second), URL: b.BaseURL}
 }
 
 // Describe names the model and who serves it, for a banner (issue 11):

@@ -9,6 +9,7 @@ import (
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/oracle"
+	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
 	"github.com/flower-run/flower/workflow/starter"
@@ -25,6 +26,9 @@ type StartOptions struct {
 	// Tools are more tools every agent gets (a workflow's verdict tool, a
 	// tool of the embedder's own).
 	Tools []tool.Tool
+	// OfflineTimeout is how long a model call waits for an unreachable
+	// endpoint before it fails with resilience.ErrOffline; 0 is R4.3's hour.
+	OfflineTimeout time.Duration
 }
 
 // HumanOptions shape the person's channel of a started Host.
@@ -47,12 +51,17 @@ func (h *Host) Start(ctx context.Context, o StartOptions) error {
 	}
 	h.backend = b
 	h.onClose(b.Close)
+	retry := b.Retrier()
+	if o.OfflineTimeout > 0 {
+		retry.Policy = resilience.DefaultPolicy()
+		retry.Policy.MaxOfflineWait = o.OfflineTimeout
+	}
 	if err := h.contain(); err != nil {
 		return err
 	}
 	h.secrets = Secrets(h.cfg, h.opts.Secrets...)
 	h.oracle = oracle.New(oracle.Options{Workspace: h.ws, RunDir: h.runDir, Provider: b.Provider, Model: b.Model,
-		Retry: b.Retrier(), Secrets: h.secrets, Permissions: h.rules})
+		Retry: retry, Secrets: h.secrets, Permissions: h.rules})
 	h.onClose(func() { _ = h.oracle.Close() })
 	h.sink = Redacting(h.secrets, func(e event.Event) {
 		if o.Sink != nil {
@@ -68,7 +77,7 @@ func (h *Host) Start(ctx context.Context, o StartOptions) error {
 	if err != nil {
 		return err
 	}
-	ao := agent.Options{Workspace: h.ws, Store: h.store, Provider: b.Provider, Retry: b.Retrier(), Trim: !h.opts.NoTrim,
+	ao := agent.Options{Workspace: h.ws, Store: h.store, Provider: b.Provider, Retry: retry, Trim: !h.opts.NoTrim,
 		Tools: append(tools, o.Tools...), Policies: h.cfg.Policies(), Instructions: Instructions(h.ws),
 		ToolEnv: h.toolEnv(), Secrets: h.secrets, Permissions: h.rules, Sources: sources}
 	if h.channel != nil {

@@ -101,3 +101,32 @@ func TestTenMinutesOfflineIsWaitedOut(t *testing.T) { // R4.3: offline waits spe
 		t.Fatalf("%d offline notices, want one per 15 s probe", n)
 	}
 }
+
+// An interrupt while the run waits for the network cuts no answer: none
+// was streaming, so the interrupt must not say tokens were paid (issue 23).
+func TestInterruptWhileOfflineCutsNothing(t *testing.T) {
+	var f *fixture
+	probe := func(context.Context) bool {
+		f.rt.Interrupt("") // the person presses Ctrl-C while flower probes
+		return false
+	}
+	f, _ = retryFixture(t, probe, modeltest.Turn{Fault: &modeltest.Fault{CutAfterStart: true}}, modeltest.Turn{Text: "never"})
+	res := f.run(agent.Spec{}, "go", agent.RunOptions{})
+	if res.OK || f.srv.Count() != 1 {
+		t.Fatalf("result = %+v after %d requests", res, f.srv.Count())
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var interrupts, cut int
+	for _, e := range f.events {
+		if e.Kind == event.Interrupt {
+			interrupts++
+			if e.Payload["model_cut"] == true {
+				cut++
+			}
+		}
+	}
+	if interrupts != 1 || cut != 0 {
+		t.Errorf("%d interrupt events, %d saying an answer was cut; want 1 and 0", interrupts, cut)
+	}
+}

@@ -172,7 +172,7 @@ func (s *session) loop(ctx context.Context) error {
 func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, err error) {
 	turn, done := s.rt.beginTurn(ctx, s.top)
 	s.refreshTools(turn)
-	resp, err = s.call(turn)
+	resp, streaming, err := s.call(turn)
 	cut := err != nil // the call failed, as an interrupt makes it
 	if err == nil {
 		err = s.commit(ctx, resp) // an answer received is stored, interrupt or not
@@ -184,7 +184,7 @@ func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, e
 	// An interrupt explains a failed call, never a failed write or a
 	// discard: those end the run whatever the person asked.
 	if text, ok := s.rt.takeInterrupt(turn, s.top); ok && (err == nil || cut) {
-		if err := s.interrupted(ctx, text, cut); err != nil {
+		if err := s.interrupted(ctx, text, cut && streaming); err != nil {
 			return nil, false, err
 		}
 		return nil, true, nil
@@ -196,8 +196,10 @@ func (s *session) turn(ctx context.Context) (resp *model.Response, again bool, e
 // retrying transient failures and waiting out an unreachable network
 // (R4.3). A failed attempt leaves only a synthetic record the model never
 // sees, so the retry sends the same clean history. An interrupt cancels the
-// call and never counts as an attempt.
-func (s *session) call(ctx context.Context) (*model.Response, error) {
+// call and never counts as an attempt. streaming reports that the call was
+// cancelled while a request was out, not while it waited (offline, say): only
+// then may tokens have been paid.
+func (s *session) call(ctx context.Context) (_ *model.Response, streaming bool, _ error) {
 	req := s.request()
 	retry := s.rt.retry
 	retry.OnRetry = func(n resilience.Notice) { s.emit(n.Event()) }
@@ -207,13 +209,14 @@ func (s *session) call(ctx context.Context) (*model.Response, error) {
 		if err != nil && ctx.Err() == nil {
 			s.recordAPIError(ctx, err)
 		}
+		streaming = err != nil && ctx.Err() != nil
 		resp = r
 		return err
 	})
 	if attempts > 1 {
 		s.res.Attempts += attempts - 1
 	}
-	return resp, err
+	return resp, streaming, err
 }
 
 // recordAPIError keeps a synthetic record of a failed call; views never

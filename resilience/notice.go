@@ -24,6 +24,9 @@ type Notice struct {
 	Delay       time.Duration // length of this wait
 	Until       time.Time     // end of this wait; for offline, the next probe
 	Err         string        // the last error, short
+	URL         string        // for offline, the endpoint probed ("" unknown)
+	Offline     time.Duration // for offline, how long it has been so far
+	GiveUp      time.Duration // for offline, how long it waits in all
 }
 
 // Event renders the notice as an event.Retry, e.g.
@@ -31,9 +34,9 @@ type Notice struct {
 func (n Notice) Event() event.Event {
 	text := fmt.Sprintf("%s — attempt %d/%d in %s", n.Err, n.Attempt, n.MaxAttempts, roundDelay(n.Delay))
 	if n.Reason == ReasonOffline {
-		text = "offline — next probe at " + n.Until.Format("15:04:05")
+		text = n.offlineText()
 	}
-	return event.Event{Kind: event.Retry, Text: text, Payload: map[string]any{
+	e := event.Event{Kind: event.Retry, Text: text, Payload: map[string]any{
 		"reason":  n.Reason,
 		"attempt": n.Attempt,
 		"max":     n.MaxAttempts,
@@ -41,6 +44,28 @@ func (n Notice) Event() event.Event {
 		"until":   n.Until.Format(time.RFC3339),
 		"error":   n.Err,
 	}}
+	if n.Reason == ReasonOffline {
+		e.Payload["offline_s"] = n.Offline.Seconds()
+	}
+	return e
+}
+
+// offlineText says it once in full, when the wait begins: what cannot be
+// reached, how often it is probed, when flower gives up, and that stopping
+// loses nothing; later notices only say when the next probe is.
+func (n Notice) offlineText() string {
+	if n.Offline > 0 {
+		return fmt.Sprintf("still offline after %s — next probe at %s", roundDelay(n.Offline), n.Until.Format("15:04:05"))
+	}
+	where := "the model's endpoint"
+	if n.URL != "" {
+		where = n.URL
+	}
+	text := fmt.Sprintf("offline: cannot reach %s (%s); probing every %s", where, n.Err, roundDelay(n.Delay))
+	if n.GiveUp > 0 {
+		text += ", giving up after " + roundDelay(n.GiveUp).String()
+	}
+	return text + ". Ctrl-C is safe: nothing is lost, run flower again to continue"
 }
 
 // roundDelay drops the jitter's nanoseconds, which only add noise for a reader.

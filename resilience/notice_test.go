@@ -23,9 +23,14 @@ func TestNoticeEvent(t *testing.T) {
 		{"retry with jitter rounds the text",
 			resilience.Notice{Reason: "retry", Attempt: 3, MaxAttempts: 6, Delay: 9*time.Second + 123456789, Until: until, Err: "connection refused"},
 			"connection refused — attempt 3/6 in 9s", 9.123456789},
-		{"offline",
-			resilience.Notice{Reason: "offline", Attempt: 2, MaxAttempts: 6, Delay: 15 * time.Second, Until: until, Err: "connection refused"},
-			"offline — next probe at 15:04:05", 15},
+		{"offline, the first notice says it all once",
+			resilience.Notice{Reason: "offline", Attempt: 2, MaxAttempts: 6, Delay: 15 * time.Second, Until: until, Err: "connection refused",
+				URL: "https://api.anthropic.com", GiveUp: 10 * time.Minute},
+			"offline: cannot reach https://api.anthropic.com (connection refused); probing every 15s, giving up after 10m0s. Ctrl-C is safe: nothing is lost, run flower again to continue", 15},
+		{"offline, later notices are short",
+			resilience.Notice{Reason: "offline", Attempt: 2, MaxAttempts: 6, Delay: 15 * time.Second, Until: until, Err: "connection refused",
+				URL: "https://api.anthropic.com", Offline: 45 * time.Second, GiveUp: 10 * time.Minute},
+			"still offline after 45s — next probe at 15:04:05", 15},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,6 +41,9 @@ func TestNoticeEvent(t *testing.T) {
 			want := map[string]any{
 				"reason": tt.notice.Reason, "attempt": tt.notice.Attempt, "max": 6,
 				"delay_s": tt.wantDelay, "until": "2026-05-01T15:04:05Z", "error": tt.notice.Err,
+			}
+			if tt.notice.Reason == "offline" {
+				want["offline_s"] = tt.notice.Offline.Seconds()
 			}
 			if !maps.Equal(ev.Payload, want) {
 				t.Fatalf("payload:\n got %v\nwant %v", ev.Payload, want)

@@ -19,7 +19,12 @@ type Retrier struct {
 	Probe   func(ctx context.Context) bool // nil means always reachable
 	Rand    func() float64                 // values in [0,1); nil means math/rand
 	OnRetry func(Notice)                   // told before every wait; must not block
+	URL     string                         // the endpoint Probe checks, for the offline notice
 }
+
+// ErrOffline is wrapped by the error of a call given up after the endpoint
+// stayed unreachable for Policy.MaxOfflineWait.
+var ErrOffline = errors.New("offline")
 
 // Do calls call with attempt = 1, 2, … until it returns nil, a Fatal error
 // (at once, without waiting), an Unknown error when the policy does not
@@ -70,14 +75,19 @@ func (r *Retrier) park(ctx context.Context, p Policy, attempt int, lastErr error
 		return false, nil
 	}
 	start := r.clock().Now()
-	for {
+	for first := true; ; first = false {
 		waited := r.clock().Now().Sub(start)
+		offline := waited
+		if first {
+			offline = 0 // the first notice of this wait: said in full
+		}
 		if waited >= p.MaxOfflineWait {
-			return true, fmt.Errorf("offline for more than %v: %w", p.MaxOfflineWait, lastErr)
+			return true, fmt.Errorf("%w for more than %v: %w", ErrOffline, p.MaxOfflineWait, lastErr)
 		}
 		d := min(p.probeInterval(), p.MaxOfflineWait-waited)
 		r.notify(Notice{Reason: ReasonOffline, Attempt: attempt + 1, MaxAttempts: p.MaxAttempts,
-			Delay: d, Until: r.clock().Now().Add(d), Err: short(lastErr)})
+			Delay: d, Until: r.clock().Now().Add(d), Err: short(lastErr),
+			URL: r.URL, Offline: offline, GiveUp: p.MaxOfflineWait})
 		if err := r.sleep(ctx, d); err != nil {
 			return true, err
 		}

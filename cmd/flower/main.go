@@ -18,6 +18,7 @@ const (
 	exitOK          = 0
 	exitFailed      = 1
 	exitUsage       = 2
+	exitOffline     = 75 // EX_TEMPFAIL: the endpoint stayed unreachable; try again later
 	exitInterrupted = 130
 )
 

@@ -2,16 +2,19 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/resilience"
 )
 
 type onceFlags struct {
@@ -21,6 +24,8 @@ type onceFlags struct {
 	fork     bool
 	maxTurns int
 	budget   float64
+
+	offlineTimeout time.Duration
 }
 
 func newOnce(g *globals) *cobra.Command {
@@ -65,6 +70,7 @@ next message boundary; a second Ctrl-C exits at once).`,
 	fl.BoolVar(&f.fork, "fork", false, "with --resume: branch into a new session, leaving the original untouched")
 	fl.IntVar(&f.maxTurns, "max-turns", 100, "stop after this many model responses")
 	fl.Float64Var(&f.budget, "budget", 0, "stop once this many USD are spent (0: no limit)")
+	fl.DurationVar(&f.offlineTimeout, "offline-timeout", 10*time.Minute, "give up (exit 75) when the model's endpoint stays unreachable this long")
 	return cmd
 }
 
@@ -86,7 +92,7 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	}
 	defer h.Close()
 	// No one answers questions in once: an ask rule denies (R9.3).
-	if err := h.Start(ctx, flower.StartOptions{}); err != nil {
+	if err := h.Start(ctx, flower.StartOptions{OfflineTimeout: f.offlineTimeout}); err != nil {
 		return fail(err)
 	}
 	rt := h.Runtime()
@@ -112,6 +118,8 @@ func onceExit(ctx context.Context, res agent.Result) error {
 	switch {
 	case res.OK:
 		return nil
+	case errors.Is(res.Err, resilience.ErrOffline):
+		return &exitError{code: exitOffline, err: fmt.Errorf("%s: check the network (or ANTHROPIC_BASE_URL/OPENAI_BASE_URL), then continue with flower once --resume %s", res.Error, res.SessionID)}
 	case ctx.Err() != nil || res.Error == "interrupted":
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted: continue with flower once --resume %s", res.SessionID)}
 	case model.Fix(res.Err) != "":

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -249,5 +250,25 @@ func TestAuthErrorNamesTheVariable(t *testing.T) {
 		if r.code == 0 || !strings.Contains(last, "ANTHROPIC_API_KEY") || strings.Contains(last, "retry") || strings.Contains(r.stderr, "goroutine") {
 			t.Errorf("flower %v: exit %d, last line %q; want it to name ANTHROPIC_API_KEY\n%s", args, r.code, last, r.stderr)
 		}
+	}
+}
+
+// TestOnceGivesUpOffline: with the endpoint unreachable, flower once says
+// once what it cannot reach and that Ctrl-C is safe, then gives up after
+// --offline-timeout with exit code 75 instead of probing forever (issue 23).
+func TestOnceGivesUpOffline(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	l.Close() // nothing listens there now: connection refused, probes fail
+	r := runFlower(t, t.TempDir(), []string{"ANTHROPIC_BASE_URL=" + url, "ANTHROPIC_API_KEY=test"},
+		"once", "--offline-timeout", "1s", "say hi")
+	all := r.stdout + r.stderr
+	if r.code != 75 || strings.Count(all, "cannot reach "+url) != 1 || !strings.Contains(all, "Ctrl-C is safe") ||
+		!strings.Contains(r.stderr, "flower once --resume") {
+		t.Fatalf("exit %d, want 75 with one offline notice naming %s\nstdout:\n%s\nstderr:\n%s", r.code, url, r.stdout, r.stderr)
 	}
 }

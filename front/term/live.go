@@ -151,6 +151,9 @@ func (l *live) track(e event.Event, sub bool) {
 		}
 		if e.Kind == event.Retry {
 			l.phase = "waiting to retry"
+			if e.Payload["reason"] == "offline" {
+				l.phase = "offline, probing (Ctrl-C is safe)"
+			}
 		}
 	}
 }

@@ -128,6 +128,9 @@ func (r *Renderer) format(e event.Event) (string, string) {
 	case event.Interrupt:
 		return interruptLine(e), yellow
 	case event.Retry, event.Handoff:
+		if s, _ := e.Payload["offline_s"].(float64); s > 0 {
+			return "", "" // the first offline notice said it all; the spinner shows the wait
+		}
 		return "  " + e.String(), yellow
 	default:
 		return "", ""
