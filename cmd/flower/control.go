@@ -114,7 +114,7 @@ func newDiscard(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "discard RUN",
 		Short: "Abandon an in-flight run: no wake finishes it (its sessions and rows stay)",
-		Args:  cobra.ExactArgs(1),
+		Args:  needs("RUN id", "flower ps lists the runs in flight (a unique prefix of an id will do)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDiscard(cmd.Context(), g, args[0], cmd.OutOrStdout())
 		},

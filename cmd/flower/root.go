@@ -95,6 +95,7 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	fl.BoolVar(&f.recheck, "recheck", false, "have a fresh judge check the work again, and nothing else (no work, no rework)")
 	fl.BoolVar(&f.reset, "reset", false, "abandon the runs in flight (after confirmation) and move an incompatible store aside")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "with --reset: do not ask for confirmation")
+	root.SetFlagErrorFunc(flagTypo)
 	root.AddCommand(newOnce(g), newShow(g), newStatus(g), newPs(g), newDiscard(g), newServe(g, f, fl))
 	root.AddCommand(newSessions(g), newVersion())
 	root.AddCommand(newSubmit(g), newWorker(g)) // worker.go (issue 14)

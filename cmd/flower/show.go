@@ -21,7 +21,7 @@ func newShow(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show SESSION",
 		Short: "Print a session's transcript as the model sees it (--raw: every stored entry)",
-		Args:  cobra.ExactArgs(1),
+		Args:  needs("SESSION id", "flower sessions lists them (a unique prefix of an id will do, e.g. flower show 3f2a)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runShow(cmd.Context(), g, args[0], raw, cmd.OutOrStdout())
 		},

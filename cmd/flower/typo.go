@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // notACommand refuses a one-word task that looks like a mistyped command:
@@ -83,4 +84,37 @@ func newVersion() *cobra.Command {
 			return err
 		},
 	}
+}
+
+// needs is Args for a command taking exactly one argument: a missing or
+// extra one gets a line naming what it needs and where to find it, not
+// cobra's "accepts 1 arg(s), received 0" (issue 23).
+func needs(what, hint string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == 1 {
+			return nil
+		}
+		return usageErr("%s needs one %s (got %d): %s", cmd.CommandPath(), what, len(args), hint)
+	}
+}
+
+// flagTypo turns cobra's "unknown flag: --modle" into a line with the
+// closest flag the command has (issue 23).
+func flagTypo(cmd *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return usageErr("%v (%s --help lists the flags)", err, cmd.CommandPath())
+	}
+	best, bestD := "", 3
+	visit := func(f *pflag.Flag) {
+		if d := distance(name, f.Name); d < bestD {
+			best, bestD = f.Name, d
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	if best == "" {
+		return usageErr("unknown flag --%s (%s --help lists the flags)", name, cmd.CommandPath())
+	}
+	return usageErr("unknown flag --%s: did you mean --%s? (%s --help lists the flags)", name, best, cmd.CommandPath())
 }

@@ -30,3 +30,25 @@ func TestNotACommand(t *testing.T) { // issue 11: flower stauts
 		}
 	}
 }
+
+// TestUsageLines: a mistyped flag gets the closest one, a missing id says
+// where the ids are; one line, exit 2, no cobra wording (issue 23).
+func TestUsageLines(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--modle", "demo", "x"}, "did you mean --model? (flower --help"},
+		{[]string{"once", "--resum", "x"}, "did you mean --resume? (flower once --help"},
+		{[]string{"once", "--zzzz"}, "unknown flag --zzzz (flower once --help"},
+		{[]string{"show"}, "flower show needs one SESSION id (got 0): flower sessions lists them"},
+		{[]string{"discard"}, "flower discard needs one RUN id (got 0): flower ps lists"},
+	} {
+		r := runFlower(t, t.TempDir(), nil, tt.args...)
+		line := strings.TrimSpace(r.stderr)
+		if r.code != exitUsage || !strings.Contains(line, tt.want) || strings.Contains(line, "\n") || strings.Contains(line, "accepts") {
+			t.Errorf("flower %v: exit %d, %q; want exit 2 and one line with %q", tt.args, r.code, line, tt.want)
+		}
+	}
+}
