@@ -131,13 +131,13 @@ func Open(ctx context.Context, o Options) (_ *Host, err error) {
 		// every other worker on that machine forever (issue 19).
 		unlock, err := LockWorkspace(h.ws, h.runDir, time.Now())
 		if err != nil {
-			return nil, err
+			return nil, withStorageFix(err, h.runDir)
 		}
 		h.closers = append(h.closers, unlock)
 	}
 	s, release, lost, err := drive(ctx, h.ws, h.runDir, o.StoreURL, o.DB, h.notice())
 	if err != nil {
-		return nil, err
+		return nil, withStorageFix(err, h.runDir)
 	}
 	h.store, h.lost = s, lost
 	h.closers = append(h.closers, release)

@@ -72,6 +72,9 @@ func (d *DB) write(ctx context.Context, op string, fn func(*sql.Tx) error) error
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	if err := tx.Commit(); err != nil {
+		if op == "commit" { // not "commit: commit:"
+			return fmt.Errorf("commit: %w", err)
+		}
 		return fmt.Errorf("%s: commit: %w", op, err)
 	}
 	failpoint.Durable("commit " + op)
