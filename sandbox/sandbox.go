@@ -84,6 +84,12 @@ type Config struct {
 	Network bool
 	// TempParent is where the run's TMPDIR is created; "" is os.TempDir().
 	TempParent string
+	// Hide are directories tool processes must not see at all (flower's
+	// state): covered by an empty read-only tmpfs in their mount view.
+	Hide []string
+	// Protect are paths tool processes may read but not change, mounted
+	// read-only in their view (Protected lists the workspace's).
+	Protect []string
 }
 
 // Sandbox is a configured sandbox with its run's TMPDIR. A nil *Sandbox is
@@ -124,6 +130,7 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, fmt.Errorf("sandbox: temp dir: %w", err)
 	}
 	s.tmp = tmp
+	s.run.view(hidden(cfg, tmp), cfg.Protect, !cfg.Network)
 	return s, nil
 }
 
@@ -138,6 +145,8 @@ func (s *Sandbox) probe() error {
 		return fmt.Errorf("%w on this system (%s), and flower.yaml sets sandbox.mode: required", ErrUnavailable, platform())
 	case abi == 0:
 		notes = append(notes, fmt.Sprintf("no Landlock on this system (%s): tool processes may write anywhere flower can (sandbox.mode: required refuses to run)", platform()))
+	case !s.cfg.Network && netNamespaces():
+		// A network namespace of its own denies it, whatever Landlock does.
 	case !s.cfg.Network && abi < 4 && s.cfg.Mode == Required:
 		return fmt.Errorf("%w for TCP on this kernel (Landlock ABI %d, needs 4) and flower.yaml sets sandbox.network: false with mode: required", ErrUnavailable, abi)
 	case !s.cfg.Network && abi < 4:
@@ -186,9 +195,11 @@ func (s *Sandbox) Writable() []string {
 	return slices.Concat([]string{s.cfg.Workspace, s.tmp}, s.cfg.Writable)
 }
 
-// Network reports whether tool processes may use TCP.
+// Network reports whether tool processes may use TCP: they may not when
+// the config says so and either a network namespace of their own (which
+// has no interface but a loopback that is down) or Landlock ABI 4 denies it.
 func (s *Sandbox) Network() bool {
-	return s == nil || s.cfg.Network || s.landlock < 4
+	return s == nil || s.cfg.Network || (s.landlock < 4 && !netNamespaces())
 }
 
 // Close ends the run's helper, and with it every process started in the
