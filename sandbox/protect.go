@@ -10,7 +10,9 @@ import (
 // sandbox, the permission rules), its MCP servers, Claude Code's settings,
 // and what git runs on the person's next commit. An agent that could
 // rewrite them could switch its own sandbox off. "flower.yaml" is
-// config.FileName (config imports this package; its test checks they agree).
+// config.FileName, and the instruction files are config.AgentsFile and
+// config.ClaudeFile (config imports this package; TestProtectedPaths there
+// checks they agree).
 var protectedNames = []string{"flower.yaml", ".mcp.json", ".claude", ".git/hooks", ".git/config"}
 
 // instructionNames are the instruction files, protected when flower.yaml
