@@ -196,8 +196,23 @@ func (s *Sandbox) Summary() string {
 	if !slices.Contains(w, "/tmp") {
 		tmp += "; /tmp is not writable, use $TMPDIR"
 	}
-	return fmt.Sprintf("Commands run in a sandbox: they can read any file but write only under %s (%s). %s",
-		strings.Join(w, ", "), tmp, net)
+	return fmt.Sprintf("Commands run in a sandbox: they can read any file but write only under %s (%s).%s %s",
+		strings.Join(w, ", "), tmp, s.protectedSummary(), net)
+}
+
+// protectedSummary names the protected paths, relative to the workspace,
+// in a sentence (with a leading space), or "".
+func (s *Sandbox) protectedSummary() string {
+	var names []string
+	for _, p := range s.cfg.Protect {
+		if rel, err := filepath.Rel(s.cfg.Workspace, p); err == nil && filepath.IsLocal(rel) {
+			names = append(names, filepath.ToSlash(rel))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " These are read-only, for a person to change: " + strings.Join(names, ", ") + "."
 }
 
 // Widen returns a sandbox like s whose processes may also write paths
