@@ -186,7 +186,7 @@ func netNamespaces() bool { return namespaces().err == nil }
 // namespaceNote is the one line saying processes are not in namespaces.
 func namespaceNote() string {
 	if err := namespaces().err; err != nil {
-		return fmt.Sprintf("no PID namespaces here (%v): a call's processes are killed at its end as a subreaper finds them, and one that double-forks at that instant may escape", err)
+		return fmt.Sprintf("no PID namespaces here (%v): tool processes see the host's processes and flower's state and may change flower.yaml; a call's processes are killed at its end as a subreaper finds them, and one that double-forks at that instant may escape", err)
 	}
 	return ""
 }

@@ -127,3 +127,22 @@ func TestNetworkNamespace(t *testing.T) {
 		}
 	}
 }
+
+// TestFallbackSaysWhatIsNotContained: without namespaces flower still
+// runs commands, and its one-line note says what the missing mount view
+// leaves open.
+func TestFallbackSaysWhatIsNotContained(t *testing.T) {
+	saved := namespaces()
+	nsConf = nsConfig{err: fmt.Errorf("forced by the test")}
+	t.Cleanup(func() { nsConf = saved })
+	s := newSandbox(t, Config{Mode: Off, Network: true})
+	note := s.Note()
+	for _, want := range []string{"no PID namespaces here (forced by the test)", "flower's state", "flower.yaml"} {
+		if !strings.Contains(note, want) || strings.Contains(note, "\n") {
+			t.Errorf("note %q: want one line with %q", note, want)
+		}
+	}
+	if out, err := run(t, s, "echo ran"); err != nil || out != "ran\n" {
+		t.Fatalf("a command without namespaces: %q, %v", out, err)
+	}
+}
