@@ -77,8 +77,8 @@
 //   - Cost. bwrap is a program: every Bash call would exec it and have it
 //     build the namespaces and the mount view again. flower's helper builds
 //     them once per run and forks each command from there: BenchmarkStart
-//     measures /bin/true under bwrap at about 3 times the cost of the
-//     helper with Landlock on this machine (BENCHMARKS.md, issue 20).
+//     measures /bin/true under bwrap at 2 to 4 times the cost of the
+//     helper with Landlock (BENCHMARKS.md, issue 20).
 //   - Lifetime. The run's processes must die with flower however it dies,
 //     and each call's with the call, while a background command lives on
 //     until its step ends. --die-with-parent covers the first only per
