@@ -48,7 +48,7 @@ func (h *Host) contain() error {
 	if err != nil {
 		return usage("%s: %v", config.FileName, err)
 	}
-	sb, err := sandbox.New(h.cfg.SandboxConfig(h.ws))
+	sb, err := sandbox.New(h.sandboxConfig())
 	if errors.Is(err, sandbox.ErrUnavailable) {
 		return fmt.Errorf("%w (set sandbox.mode: auto in %s to run without it)", err, config.FileName)
 	}
@@ -71,7 +71,21 @@ func (h *Host) toolEnv() *builtin.Env {
 	if err != nil {
 		abs = h.runDir
 	}
-	return &builtin.Env{Workspace: h.ws, Forbidden: []string{abs}, Sandbox: h.box}
+	return &builtin.Env{Workspace: h.ws, Forbidden: []string{abs}, Sandbox: h.box, Protected: h.box.Protected()}
+}
+
+// sandboxConfig is flower.yaml's sandbox with flower's state hidden from
+// tool processes (issue 20): the run dir and the state home's flower
+// directory (every workspace's run dir, locks and leases).
+func (h *Host) sandboxConfig() sandbox.Config {
+	c := h.cfg.SandboxConfig(h.ws)
+	if abs, err := filepath.Abs(h.runDir); err == nil {
+		c.Hide = append(c.Hide, abs)
+	}
+	if home, err := StateHome(); err == nil {
+		c.Hide = append(c.Hide, filepath.Join(home, "flower"))
+	}
+	return c
 }
 
 // Secrets are the values flower scrubs: its keys and token from the

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,6 +39,30 @@ permissions:
 	}
 	if d := Defaults().SandboxConfig("/ws"); !d.Network || d.Mode != "" {
 		t.Fatalf("defaults: %+v", d)
+	}
+}
+
+// TestProtectedPaths: the workspace's config file is among the paths the
+// sandbox protects (the name is written once in each package), and
+// sandbox.protect_instructions adds the instruction files (issue 20).
+func TestProtectedPaths(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		cfg, err := Parse("flower.yaml", []byte(fmt.Sprintf("sandbox:\n  protect_instructions: %v\n", on)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := cfg.SandboxConfig("/ws").Protect
+		if !slices.Contains(p, filepath.Join("/ws", FileName)) || !slices.Contains(p, "/ws/.mcp.json") {
+			t.Errorf("protected %v: want %s and .mcp.json", p, FileName)
+		}
+		for _, name := range []string{AgentsFile, ClaudeFile} {
+			if got := slices.Contains(p, filepath.Join("/ws", name)); got != on {
+				t.Errorf("protect_instructions %v: %s protected = %v", on, name, got)
+			}
+		}
+	}
+	if _, err := Parse("flower.yaml", []byte("sandbox:\n  protect_instructions: maybe\n")); err == nil || !strings.Contains(err.Error(), "protect_instructions") {
+		t.Errorf("a bad protect_instructions: %v", err)
 	}
 }
 

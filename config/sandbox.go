@@ -18,6 +18,7 @@ import (
 //	  network: true       # false denies TCP connect and bind
 //	  writable: [~/.cache/go-build, /tmp]
 //	  secrets: [GITHUB_TOKEN]   # contain.go: scrubbed from results, events and the store
+//	  protect_instructions: true   # AGENTS.md and CLAUDE.md read-only for the agent too
 //
 // Network is a pointer so that an unset key keeps the default, true.
 type Sandbox struct {
@@ -25,6 +26,10 @@ type Sandbox struct {
 	Network  *bool       `yaml:"network"`
 	Writable []string    `yaml:"writable"`
 	Secrets  []string    `yaml:"secrets"`
+	// ProtectInstructions adds the instruction files to the paths tools
+	// may not change (sandbox.Protected; issue 20). Off by default: many
+	// projects let the agent keep its AGENTS.md up to date.
+	ProtectInstructions bool `yaml:"protect_instructions"`
 }
 
 // SandboxMode is sandbox.mode, checked where the decoder holds its node.
@@ -49,9 +54,11 @@ func describeValue(node ast.Node) string {
 
 // SandboxConfig is the sandbox as package sandbox takes it, for the
 // workspace: writable paths made absolute (~ is the home directory,
-// relative paths are relative to the workspace).
+// relative paths are relative to the workspace), and the workspace's
+// protected paths. Config.Hide (flower's state) is the caller's.
 func (c Config) SandboxConfig(workspace string) sandbox.Config {
-	out := sandbox.Config{Mode: sandbox.Mode(c.Sandbox.Mode), Workspace: workspace, Network: true}
+	out := sandbox.Config{Mode: sandbox.Mode(c.Sandbox.Mode), Workspace: workspace, Network: true,
+		Protect: sandbox.Protected(workspace, c.Sandbox.ProtectInstructions)}
 	if c.Sandbox.Network != nil {
 		out.Network = *c.Sandbox.Network
 	}

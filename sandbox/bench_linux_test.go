@@ -6,8 +6,8 @@ import (
 )
 
 // BenchmarkStart: what Start and Wait of /bin/true cost: started directly
-// (the floor), and under the run's helper (started before the timer),
-// without Landlock and with it.
+// (the floor), by bubblewrap, and under the run's helper (started before
+// the timer), without Landlock and with it.
 func BenchmarkStart(b *testing.B) {
 	if err := namespaces().err; err != nil {
 		b.Skipf("no namespaces here: %v", err)
@@ -16,6 +16,23 @@ func BenchmarkStart(b *testing.B) {
 		for b.Loop() {
 			if err := exec.Command("/bin/true").Run(); err != nil {
 				b.Fatal(err)
+			}
+		}
+	})
+	// bubblewrap making the same view for each command (doc.go: why
+	// flower does not use it).
+	b.Run("bwrap", func(b *testing.B) {
+		bwrap, err := exec.LookPath("bwrap")
+		if err != nil {
+			b.Skip("no bubblewrap here")
+		}
+		ws := b.TempDir()
+		for b.Loop() {
+			c := exec.Command(bwrap, "--ro-bind", "/", "/", "--bind", ws, ws, "--dev", "/dev", "--proc", "/proc",
+				"--unshare-user-try", "--unshare-pid", "--unshare-net", "--new-session", "--die-with-parent",
+				"--cap-drop", "ALL", "/bin/true")
+			if out, err := c.CombinedOutput(); err != nil {
+				b.Fatalf("%v %s", err, out)
 			}
 		}
 	})

@@ -8,9 +8,11 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
+	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
 
 // init turns the program into the helper when InitEnv is set: package
@@ -45,13 +47,19 @@ func helper(js string) int {
 	pid1 := os.Getpid() == 1
 	if sp.Mount {
 		mountProc()
+		if err := applyView(sp.Hide, sp.Protect); err != nil {
+			if !sp.Serve {
+				return fail(exitSetup, "%v", err)
+			}
+			return serve(err)
+		}
 	}
 	if sp.Serve {
-		return serve()
+		return serve(nil)
 	}
-	// The command must not keep the capability the helper kept to mount
-	// /proc (launch_linux.go, attr). Capabilities belong to threads.
-	_, _, _ = syscall.AllThreadsSyscall(syscall.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0)
+	if err := dropPrivileges(); err != nil {
+		return fail(exitSetup, "give up privileges: %v", err)
+	}
 	if !pid1 {
 		// No namespace: orphans come to us, so we can find and kill them.
 		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
@@ -65,13 +73,40 @@ func helper(js string) int {
 	}
 	// The lifeline must not reach the command: only the helper watches it.
 	unix.CloseOnExec(3)
+	// Setsid: no controlling terminal, so no /dev/tty (issue 20).
 	p, err := os.StartProcess(sp.Path, sp.Args, &os.ProcAttr{Env: os.Environ(),
-		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}, Sys: &syscall.SysProcAttr{Setsid: true}})
 	if err != nil {
 		return fail(exitStart, "start %s: %v", sp.Path, err)
 	}
 	go watchLifeline(pid1)
 	return reap(p.Pid, pid1)
+}
+
+// dropPrivileges gives up every capability of this process, the bounding
+// set included, and sets no_new_privs, on every thread (capabilities
+// belong to threads), so that the command it starts holds none, not even
+// as root (issue 20), nor the one the helper kept to mount /proc
+// (launch_linux.go, attr). forkCommand does the same for the run's
+// helper's commands, with raw system calls.
+func dropPrivileges() error {
+	for c := range uintptr(64) {
+		// EINVAL past the kernel's last capability; EPERM without
+		// CAP_SETPCAP, where the set is already what the user may have.
+		_, _, _ = psx.Syscall6(syscall.SYS_PRCTL, unix.PR_CAPBSET_DROP, c, 0, 0, 0, 0)
+	}
+	if _, _, e := psx.Syscall6(syscall.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0, 0); e != 0 {
+		return fmt.Errorf("clear ambient capabilities: %w", e)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if _, _, e := psx.Syscall3(syscall.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); e != 0 {
+		return fmt.Errorf("capset: %w", e)
+	}
+	if _, _, e := psx.Syscall6(syscall.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0); e != 0 {
+		return fmt.Errorf("no_new_privs: %w", e)
+	}
+	return nil
 }
 
 func fail(code int, format string, args ...any) int {
@@ -91,7 +126,10 @@ func mountProc() {
 }
 
 // devices are the files everyone writes to; the rest of /dev stays read-only.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx"}
+// /dev/tty is not among them: a command has no controlling terminal, and
+// an escape sequence written there (OSC 52: the clipboard) would reach the
+// person's terminal past flower's stripping (issue 20).
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/ptmx"}
 
 // restrict applies Landlock to the helper, which the command inherits:
 // read anything, write only sp.RW, no TCP unless sp.Network, and the

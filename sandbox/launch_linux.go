@@ -32,7 +32,9 @@ type spec struct {
 	Landlock bool     `json:"landlock,omitempty"`
 	RW       []string `json:"rw,omitempty"`
 	Network  bool     `json:"network,omitempty"`
-	Mount    bool     `json:"mount,omitempty"` // a new mount namespace: mount a fresh /proc
+	Mount    bool     `json:"mount,omitempty"` // a new mount namespace: mount a fresh /proc, apply the view
+	Hide     []string `json:"hide,omitempty"`  // view_linux.go
+	Protect  []string `json:"protect,omitempty"`
 	Probe    bool     `json:"probe,omitempty"` // exit 0 at once: can the helper start this way?
 	Serve    bool     `json:"serve,omitempty"` // be the run's helper: start commands asked for on fd 4
 }
@@ -67,8 +69,9 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd) (*Guard, error) {
 		return nil, fmt.Errorf("sandbox: find own executable: %w", err)
 	}
 	ns := namespaces()
+	run := s.runner()
 	sp := spec{Path: cmd.Path, Args: cmd.Args, Landlock: s.Landlock() > 0, RW: s.Writable(),
-		Network: s.Network(), Mount: ns.mount}
+		Network: s.Network(), Mount: ns.mount, Hide: run.hide, Protect: run.protect}
 	js, err := json.Marshal(sp)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
@@ -83,6 +86,9 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd) (*Guard, error) {
 	g := &Guard{r: r, w: w}
 	cmd.ExtraFiles = []*os.File{r} // fd 3 in the helper
 	cmd.SysProcAttr = ns.attr()
+	if ns.flags != 0 && run.noNet {
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
+	}
 	return g, nil
 }
 
@@ -116,7 +122,8 @@ func (n nsConfig) attr() *syscall.SysProcAttr {
 		// capabilities at exec; it keeps CAP_SYS_ADMIN (of its own user
 		// namespace only) to mount /proc and make each command's PID
 		// namespace. Commands drop it before they exec.
-		a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+		// CAP_SETPCAP lets each command drop the bounding set (dropPrivileges).
+		a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 	}
 	return a
 }
@@ -172,10 +179,14 @@ func probeHelper(n nsConfig) error {
 	return nil
 }
 
+// netNamespaces reports whether commands can get a network namespace of
+// their own: wherever they get PID and mount namespaces.
+func netNamespaces() bool { return namespaces().err == nil }
+
 // namespaceNote is the one line saying processes are not in namespaces.
 func namespaceNote() string {
 	if err := namespaces().err; err != nil {
-		return fmt.Sprintf("no PID namespaces here (%v): a call's processes are killed at its end as a subreaper finds them, and one that double-forks at that instant may escape", err)
+		return fmt.Sprintf("no PID namespaces here (%v): tool processes see the host's processes and flower's state and may change flower.yaml; a call's processes are killed at its end as a subreaper finds them, and one that double-forks at that instant may escape", err)
 	}
 	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -114,6 +115,16 @@ type runner struct {
 	life   *os.File   // write end of the helper's lifeline
 	exited chan struct{}
 	closed bool
+	// The helper's mount view and network (view_linux.go), fixed by New.
+	hide, protect []string
+	noNet         bool
+}
+
+// view sets what the helper's commands see, before it starts: the hidden
+// directories, the protected paths, and no network (a network namespace
+// of their own) when noNet.
+func (r *runner) view(hide, protect []string, noNet bool) {
+	r.hide, r.protect, r.noNet = hide, protect, noNet
 }
 
 func newRunner() *runner { return &runner{ctrl: -1} }
@@ -239,7 +250,7 @@ func (r *runner) launch() error {
 	if err != nil {
 		return fmt.Errorf("sandbox: find own executable: %w", err)
 	}
-	js, _ := json.Marshal(spec{Serve: true, Mount: true})
+	js, _ := json.Marshal(spec{Serve: true, Mount: true, Hide: r.hide, Protect: r.protect})
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("sandbox: socketpair: %w", err)
@@ -256,6 +267,9 @@ func (r *runner) launch() error {
 	// the environment flower sends.
 	cmd := &exec.Cmd{Path: exe, Args: []string{helperName}, Env: []string{InitEnv + "=" + string(js), "GOMAXPROCS=1"},
 		ExtraFiles: []*os.File{lifeR, ctrl}, SysProcAttr: namespaces().attr()}
+	if r.noNet {
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
+	}
 	started, exited := make(chan error, 1), make(chan struct{})
 	go func() {
 		defer close(exited)

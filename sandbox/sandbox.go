@@ -1,46 +1,3 @@
-// Package sandbox confines the processes tools start (Bash, stdio MCP
-// servers): what they may write, whether they may use TCP, and how long
-// they may live (SPEC R9.2, R9.4).
-//
-// On Linux every such process is started through the run's helper: the
-// running program itself (os.Executable), re-executed once per Sandbox,
-// on its first Start, with the FLOWER_SANDBOX_INIT variable set, which
-// this package's init function recognizes before any other code runs
-// (issue 19: starting flower again for every Bash call cost a launch of
-// the whole binary per call). The helper
-//
-//   - is the init (pid 1) of a new PID namespace (with a new user
-//     namespace when not root) and of a new mount namespace with its own
-//     /proc; when it exits, the kernel kills everything in the namespace;
-//   - dies with flower: the parent-death signal, and a "lifeline" pipe whose
-//     write end only flower holds (closed by the kernel however flower
-//     dies, and by Close);
-//   - starts each command flower asks for (serve_linux.go) in a PID and
-//     mount namespace of its own, nested in the run's, whose init is a
-//     fork of the helper that never execs: it mounts that namespace's
-//     /proc, so the command sees its own processes only, and exits when
-//     the command exits, with its status; the kernel then kills whatever
-//     the command left, setsid, double-forked, nohup'd and disowned
-//     processes included. Ending a call early kills that init;
-//   - applies Landlock to each command before it execs: read everywhere,
-//     write only the workspace, the run's TMPDIR and Config.Writable; no
-//     TCP connect or bind unless Config.Network; no ptrace (so no
-//     /proc/<pid>/environ) of, and no signal to, processes outside the
-//     sandbox.
-//
-// Where namespaces cannot be created (user namespaces disabled), each
-// command gets a helper of its own (Wrap), a child subreaper: orphans are
-// re-parented to it, and when the command ends (or flower dies) it kills
-// every descendant it can find. A process that double-forks between two
-// scans can escape; that is the residual risk of that fallback. Elsewhere
-// than Linux there is no helper (see Supported).
-//
-// Harden keeps flower's own secrets from processes of the same user; it
-// lives here because it must be ordered with the helper's start.
-//
-// Landlock must apply to the tool's process and never to flower itself
-// or the helper, which is why it is applied in the command's process,
-// between fork and exec.
 package sandbox
 
 import (
@@ -84,6 +41,12 @@ type Config struct {
 	Network bool
 	// TempParent is where the run's TMPDIR is created; "" is os.TempDir().
 	TempParent string
+	// Hide are directories tool processes must not see at all (flower's
+	// state): covered by an empty read-only tmpfs in their mount view.
+	Hide []string
+	// Protect are paths tool processes may read but not change, mounted
+	// read-only in their view (Protected lists the workspace's).
+	Protect []string
 }
 
 // Sandbox is a configured sandbox with its run's TMPDIR. A nil *Sandbox is
@@ -124,6 +87,7 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, fmt.Errorf("sandbox: temp dir: %w", err)
 	}
 	s.tmp = tmp
+	s.run.view(hidden(cfg, tmp), cfg.Protect, !cfg.Network)
 	return s, nil
 }
 
@@ -138,6 +102,8 @@ func (s *Sandbox) probe() error {
 		return fmt.Errorf("%w on this system (%s), and flower.yaml sets sandbox.mode: required", ErrUnavailable, platform())
 	case abi == 0:
 		notes = append(notes, fmt.Sprintf("no Landlock on this system (%s): tool processes may write anywhere flower can (sandbox.mode: required refuses to run)", platform()))
+	case !s.cfg.Network && netNamespaces():
+		// A network namespace of its own denies it, whatever Landlock does.
 	case !s.cfg.Network && abi < 4 && s.cfg.Mode == Required:
 		return fmt.Errorf("%w for TCP on this kernel (Landlock ABI %d, needs 4) and flower.yaml sets sandbox.network: false with mode: required", ErrUnavailable, abi)
 	case !s.cfg.Network && abi < 4:
@@ -186,9 +152,11 @@ func (s *Sandbox) Writable() []string {
 	return slices.Concat([]string{s.cfg.Workspace, s.tmp}, s.cfg.Writable)
 }
 
-// Network reports whether tool processes may use TCP.
+// Network reports whether tool processes may use TCP: they may not when
+// the config says so and either a network namespace of their own (which
+// has no interface but a loopback that is down) or Landlock ABI 4 denies it.
 func (s *Sandbox) Network() bool {
-	return s == nil || s.cfg.Network || s.landlock < 4
+	return s == nil || s.cfg.Network || (s.landlock < 4 && !netNamespaces())
 }
 
 // Close ends the run's helper, and with it every process started in the
@@ -228,8 +196,23 @@ func (s *Sandbox) Summary() string {
 	if !slices.Contains(w, "/tmp") {
 		tmp += "; /tmp is not writable, use $TMPDIR"
 	}
-	return fmt.Sprintf("Commands run in a sandbox: they can read any file but write only under %s (%s). %s",
-		strings.Join(w, ", "), tmp, net)
+	return fmt.Sprintf("Commands run in a sandbox: they can read any file but write only under %s (%s).%s %s",
+		strings.Join(w, ", "), tmp, s.protectedSummary(), net)
+}
+
+// protectedSummary names the protected paths, relative to the workspace,
+// in a sentence (with a leading space), or "".
+func (s *Sandbox) protectedSummary() string {
+	var names []string
+	for _, p := range s.cfg.Protect {
+		if rel, err := filepath.Rel(s.cfg.Workspace, p); err == nil && filepath.IsLocal(rel) {
+			names = append(names, filepath.ToSlash(rel))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " These are read-only, for a person to change: " + strings.Join(names, ", ") + "."
 }
 
 // Widen returns a sandbox like s whose processes may also write paths

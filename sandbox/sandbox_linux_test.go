@@ -218,12 +218,12 @@ var withArg = proctest.WithArg
 // each process would break the prompt cache at every wake (issue 12).
 func TestSummaryIsTheSameInEveryProcess(t *testing.T) {
 	ws := t.TempDir()
-	a, b := newSandbox(t, Config{Workspace: ws}), newSandbox(t, Config{Workspace: ws})
+	a, b := newSandbox(t, Config{Workspace: ws, Protect: Protected(ws, false)}), newSandbox(t, Config{Workspace: ws, Protect: Protected(ws, false)})
 	sa, sb := a.Summary(), b.Summary()
 	if sa != sb {
 		t.Fatalf("two sandboxes of one workspace describe themselves differently:\n%s\n%s", sa, sb)
 	}
-	if strings.Contains(sa, a.tmp) || !strings.Contains(sa, "$TMPDIR") || !strings.Contains(sa, ws) {
+	if strings.Contains(sa, a.tmp) || !strings.Contains(sa, "$TMPDIR") || !strings.Contains(sa, ws) || !strings.Contains(sa, "read-only, for a person to change: flower.yaml, .mcp.json") {
 		t.Fatalf("summary %q: want the workspace and $TMPDIR, not %s", sa, a.tmp)
 	}
 }

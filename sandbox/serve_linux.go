@@ -60,7 +60,9 @@ type reply struct {
 const ctrlFD = 4
 
 // serve is the run's helper: it starts commands until flower goes away.
-func serve() int {
+// With a setup error (its mount view could not be made) it refuses each
+// command with that error: nothing runs less contained than configured.
+func serve(setup error) int {
 	unix.CloseOnExec(3)
 	unix.CloseOnExec(ctrlFD)
 	// The helper holds nothing secret, but commands of the same user need
@@ -82,7 +84,7 @@ func serve() int {
 			closeAll(fds)
 			continue
 		}
-		go command(fds)
+		go command(fds, setup)
 	}
 }
 
@@ -108,7 +110,7 @@ func closeAll(fds []int) {
 }
 
 // command runs one request: fds are its stream socket and its stdio.
-func command(fds []int) {
+func command(fds []int, setup error) {
 	f := os.NewFile(uintptr(fds[0]), "command")
 	c, err := net.FileConn(f)
 	_ = f.Close()
@@ -123,7 +125,10 @@ func command(fds []int) {
 		closeAll(fds[1:])
 		return
 	}
-	pid, err := spawn(req, [3]int{fds[1], fds[2], fds[3]})
+	pid, err := 0, setup
+	if err == nil {
+		pid, err = spawn(req, [3]int{fds[1], fds[2], fds[3]})
+	}
 	closeAll(fds[1:])
 	if err != nil {
 		_ = enc.Encode(reply{Error: err.Error()})
@@ -208,6 +213,7 @@ func spawn(req request, stdio [3]int) (int, error) {
 	a.report = p[1]
 	a.cloneA, a.cloneB = cloneArgs(unix.CLONE_NEWPID | unix.CLONE_NEWNS | uintptr(unix.SIGCHLD))
 	a.forkA, a.forkB = cloneArgs(uintptr(unix.SIGCHLD))
+	a.capHdr.Version = unix.LINUX_CAPABILITY_VERSION_3
 	pid, errno := forkCommand(&a)
 	runtime.KeepAlive(&a)
 	_ = unix.Close(p[1])
@@ -221,7 +227,7 @@ func spawn(req request, stdio [3]int) (int, error) {
 	if n == 8 {
 		var ws unix.WaitStatus
 		_, _ = unix.Wait4(pid, &ws, 0, nil)
-		what := [...]string{"fork", "apply Landlock", "change to " + req.Dir, "exec " + req.Path}[min(max(rep[0], 0), 3)]
+		what := [...]string{"fork", "apply Landlock", "change to " + req.Dir, "exec " + req.Path, "give up privileges"}[min(max(rep[0], 0), 4)]
 		return 0, fmt.Errorf("%s: %w", what, syscall.Errno(rep[1]))
 	}
 	return pid, nil
@@ -262,6 +268,8 @@ type forkArgs struct {
 	report                   int // write end of the report pipe
 	cloneA, cloneB           uintptr
 	forkA, forkB             uintptr
+	capHdr                   unix.CapUserHeader
+	capData                  [2]unix.CapUserData // zero: no capability at all
 }
 
 //go:linkname runtime_BeforeFork syscall.runtime_BeforeFork
@@ -282,9 +290,11 @@ func runtime_AfterForkInChild()
 //   - puts the command's stdio on 0-2, the Landlock ruleset on 3 and the
 //     report pipe on 4, and closes every other descriptor (the helper
 //     holds other commands' pipes, which must not stay open here);
-//   - forks the command, which drops the helper's ambient capability,
-//     applies Landlock, changes directory and execs, or writes on the
-//     report pipe what failed;
+//   - forks the command, which gives up every capability (dropCaps),
+//     sets no_new_privs, leaves the helper's session (so it has no
+//     controlling terminal: /dev/tty cannot be opened), applies Landlock,
+//     changes directory and execs, or writes on the report pipe what
+//     failed;
 //   - reaps every process of the namespace until the command exits, and
 //     exits with its status (128+signal when killed).
 //
@@ -335,15 +345,26 @@ func forkCommand(a *forkArgs) (pid int, errno syscall.Errno) {
 		_, _, _ = syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 126, 0, 0)
 	}
 	if cmd == 0 {
-		// The command.
+		// The command. Root gives up root (issue 20): the bounding set
+		// first (that needs CAP_SETPCAP), then the ambient, effective,
+		// permitted and inheritable sets, so that an exec gains nothing
+		// back, not even as uid 0; no_new_privs holds that for setuid
+		// programs too.
+		for i = 0; i < 64; i++ {
+			_, _, _ = syscall.RawSyscall6(syscall.SYS_PRCTL, unix.PR_CAPBSET_DROP, i, 0, 0, 0, 0)
+		}
 		_, _, _ = syscall.RawSyscall6(syscall.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0, 0)
-		err1 = 0
-		if a.ruleset >= 0 {
-			report[0] = 1
+		report[0] = 4
+		_, _, err1 = syscall.RawSyscall(syscall.SYS_CAPSET, uintptr(unsafe.Pointer(&a.capHdr)), uintptr(unsafe.Pointer(&a.capData[0])), 0)
+		if err1 == 0 {
 			_, _, err1 = syscall.RawSyscall6(syscall.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0)
-			if err1 == 0 {
-				_, _, err1 = syscall.RawSyscall(unix.SYS_LANDLOCK_RESTRICT_SELF, 3, uintptr(a.rulesetFlags), 0)
-			}
+		}
+		if err1 == 0 {
+			_, _, err1 = syscall.RawSyscall(syscall.SYS_SETSID, 0, 0, 0)
+		}
+		if err1 == 0 && a.ruleset >= 0 {
+			report[0] = 1
+			_, _, err1 = syscall.RawSyscall(unix.SYS_LANDLOCK_RESTRICT_SELF, 3, uintptr(a.rulesetFlags), 0)
 		}
 		if err1 == 0 && a.dir != nil {
 			report[0] = 2

@@ -60,7 +60,7 @@ func (t *Edit) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 	if err := in.check(); err != nil {
 		return tool.Errorf("Edit: %v", err), nil
 	}
-	path, err := env.resolve(in.FilePath)
+	path, err := env.resolveWritable(in.FilePath)
 	if err != nil {
 		return tool.Errorf("Edit: %v", err), nil
 	}

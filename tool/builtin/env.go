@@ -29,6 +29,9 @@ type Env struct {
 	// Forbidden are directories file tools never read, list or write,
 	// whatever AllowOutside says: flower's run dir (issue 10).
 	Forbidden []string
+	// Protected are paths Write and Edit refuse, and what is under them:
+	// the sandbox's read-only paths (sandbox.Protected), absolute.
+	Protected []string
 	// BashTimeout applies when a call names none; BashMaxTimeout caps
 	// what a call may ask for.
 	BashTimeout, BashMaxTimeout time.Duration

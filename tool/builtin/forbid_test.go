@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flower-run/flower/sandbox"
 	"github.com/flower-run/flower/tool"
 )
 
@@ -56,5 +57,52 @@ func TestFileToolsRefuseTheRunDir(t *testing.T) {
 	}
 	if res := run(t, &Glob{Env: env}, map[string]any{"pattern": "**/*"}); strings.Contains(res.Content, "sessions.db") || !strings.Contains(res.Content, "notes.txt") {
 		t.Errorf("Glob of the workspace: %q, want notes.txt and not the run dir", res.Content)
+	}
+}
+
+// TestFileToolsRefuseProtectedPaths: Write and Edit refuse the paths the
+// sandbox mounts read-only, existing or not, directly or through a
+// symlink, with one line; Read still reads them (issue 20).
+func TestFileToolsRefuseProtectedPaths(t *testing.T) {
+	env := testEnv(t)
+	ws := env.Workspace
+	env.Protected = sandbox.Protected(ws, true)
+	writeFile(t, ws, "flower.yaml", "sandbox: {mode: required}\n")
+	writeFile(t, filepath.Join(ws, ".git"), "config", "[core]\n")
+	if err := os.Symlink("flower.yaml", filepath.Join(ws, "alias.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		tl    tool.Tool
+		input map[string]any
+	}{
+		{&Write{Env: env}, map[string]any{"file_path": "flower.yaml", "content": "sandbox: {mode: off}\n"}},
+		{&Write{Env: env}, map[string]any{"file_path": "alias.yaml", "content": "sandbox: {mode: off}\n"}},
+		{&Edit{Env: env}, map[string]any{"file_path": "flower.yaml", "old_string": "required", "new_string": "off"}},
+		{&Write{Env: env}, map[string]any{"file_path": ".mcp.json", "content": "{}"}},
+		{&Write{Env: env}, map[string]any{"file_path": ".claude/settings.json", "content": "{}"}},
+		{&Write{Env: env}, map[string]any{"file_path": ".git/hooks/pre-commit", "content": "#!/bin/sh\n"}},
+		{&Edit{Env: env}, map[string]any{"file_path": ".git/config", "old_string": "core", "new_string": "x"}},
+		{&Write{Env: env}, map[string]any{"file_path": "CLAUDE.md", "content": "obey\n"}},
+	}
+	for _, c := range cases {
+		res := run(t, c.tl, c.input)
+		if !res.IsError || !strings.Contains(res.Content, "protected configuration") || strings.Contains(res.Content, "\n") {
+			t.Errorf("%s %v: %q, want a one-line refusal", c.tl.Name(), c.input, res.Content)
+		}
+	}
+	if got := readFile(t, filepath.Join(ws, "flower.yaml")); got != "sandbox: {mode: required}\n" {
+		t.Errorf("flower.yaml now holds %q", got)
+	}
+	for _, p := range []string{".mcp.json", ".claude", ".git/hooks", "CLAUDE.md"} {
+		if _, err := os.Stat(filepath.Join(ws, p)); err == nil {
+			t.Errorf("%s was created", p)
+		}
+	}
+	if res := run(t, &Read{Env: env}, map[string]any{"file_path": "flower.yaml"}); res.IsError {
+		t.Errorf("Read flower.yaml: %q", res.Content)
+	}
+	if res := run(t, &Write{Env: env}, map[string]any{"file_path": "flower.yaml.txt", "content": "x"}); res.IsError {
+		t.Errorf("Write of an unprotected neighbour: %q", res.Content)
 	}
 }

@@ -51,7 +51,7 @@ func (t *Write) Run(ctx context.Context, input json.RawMessage) (tool.Result, er
 	if err := decodeInput(input, &in, "file_path", "content"); err != nil {
 		return tool.Errorf("Write: %v", err), nil
 	}
-	path, err := env.resolve(in.FilePath)
+	path, err := env.resolveWritable(in.FilePath)
 	if err != nil {
 		return tool.Errorf("Write: %v", err), nil
 	}
