@@ -46,7 +46,7 @@ func wakeTerminal(ctx context.Context, g *globals, f *wakeFlags, phrase string, 
 		return err
 	}
 	f.taskFile = "" // read: wakeWith takes the phrase
-	if phrase == "" && !f.fresh && f.runID == "" && !f.noRestore && !f.recheck && interactive(stdin, out) {
+	if phrase == "" && !f.fresh && f.runID == "" && !f.noRestore && !f.recheck && term.Interactive(stdin, out) {
 		var s startup
 		if shown, passed := passedPlan(ctx, g); passed && f.timeout != 0 {
 			s, f.recheck, err = askAfterPass(stdin, out, shown)
