@@ -100,6 +100,22 @@ func Tilde(p string) string {
 // relative to the current directory.
 const OldRunDir = "runs"
 
+// RunDirEnv names the run dir when a caller chooses none.
+const RunDirEnv = "FLOWER_RUN_DIR"
+
+// ChooseRunDir is the run dir of workspace ws (absolute) when the caller
+// names none: $FLOWER_RUN_DIR (relative to dir, "" being the current
+// directory), else RunDirFor(ws, dir). It creates nothing.
+func ChooseRunDir(ws, dir string) (runDir string, old bool, err error) {
+	if d := os.Getenv(RunDirEnv); d != "" {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		return d, false, nil
+	}
+	return RunDirFor(ws, dir)
+}
+
 // RunDirFor is the run dir of workspace ws (absolute) when none is
 // chosen: DefaultRunDir, unless only the runs directory in dir (the
 // current directory, "", for the CLI) that an older flower wrote for ws

@@ -113,10 +113,10 @@ func drivenElsewhere(ctx context.Context, s store.Store, runDir, ws, id string) 
 	return nil
 }
 
-// DiscardInFlight abandons the runs in flight of ws, after importing an
+// discardInFlight abandons the runs in flight of ws, after importing an
 // older flower's run state so that its cut run goes too; the caller holds
 // the runs' lock (LockRuns). It returns the runs discarded.
-func DiscardInFlight(ctx context.Context, runDir, url, ws string, notice io.Writer) ([]string, error) {
+func discardInFlight(ctx context.Context, runDir, url, ws string, notice io.Writer) ([]string, error) {
 	s, err := OpenStore(ctx, runDir, url)
 	if err != nil {
 		return nil, err
@@ -132,11 +132,11 @@ func DiscardInFlight(ctx context.Context, runDir, url, ws string, notice io.Writ
 	return workflow.DiscardAll(ctx, s, ws, time.Now())
 }
 
-// MoveIncompatibleStore renames a run dir's sessions.db the store refuses
+// moveIncompatibleStore renames a run dir's sessions.db the store refuses
 // (another schema version) aside, with its -wal and -shm, so a new one can
 // be created; nothing is deleted. It returns where it went ("" if the
 // store opened, or there is none).
-func MoveIncompatibleStore(runDir string, now time.Time) (string, error) {
+func moveIncompatibleStore(runDir string, now time.Time) (string, error) {
 	path := filepath.Join(runDir, StoreFile)
 	if _, err := os.Stat(path); err != nil {
 		return "", nil

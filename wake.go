@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/wake"
 	"github.com/flower-run/flower/workflow"
@@ -112,4 +113,33 @@ func (h *Host) Run(ctx context.Context, w *workflow.Workflow, o workflow.Options
 	}
 	o.RunDir, o.Sink, o.Leaser = h.runDir, h.sink, nil
 	return wc.Run(ctx, h.rt, o)
+}
+
+// CheckRun refuses, before anything is locked or created, a run id that
+// is not in flight in ws, with a *wake.NoRunError: a refused --run writes
+// nothing. A run dir an older flower wrote is let through: the wake
+// imports it, then checks.
+func CheckRun(ctx context.Context, runDir, url, ws, id string) error {
+	if id == "" {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(runDir, oldStateFile)); err == nil {
+		return nil
+	}
+	s, err := ReadStore(ctx, runDir, url)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		return &wake.NoRunError{ID: id, Workspace: ws}
+	}
+	defer s.Close()
+	runs, err := s.Runs(ctx, ws)
+	if err != nil {
+		return err
+	}
+	if _, err := resume.PlanRuns(runs, id, false); err != nil {
+		return &wake.NoRunError{ID: id, Workspace: ws}
+	}
+	return nil
 }

@@ -59,11 +59,11 @@ func startBench(b *testing.B, url string) *running {
 }
 
 // benchPool is each worker's pool, as flower worker sizes it for 32 runs
-// (cmd/flower workerPool), unless FLOWER_BENCH_POOL says otherwise.
+// (PoolSize), unless FLOWER_BENCH_POOL says otherwise.
 var benchPool = func() int {
 	var n int
 	if _, err := fmt.Sscan(os.Getenv("FLOWER_BENCH_POOL"), &n); err == nil && n > 0 {
 		return n
 	}
-	return 32/4 + 4
+	return worker.PoolSize(32)
 }()

@@ -12,6 +12,7 @@
 // (its step row says killed-by-signal), its lease is released, and
 // another worker finishes it.
 //
+//	db, err := postgres.Open(ctx, url, postgres.PoolSize(worker.PoolSize(32)))
 //	w := worker.New(worker.Options{DB: db, RunDir: dir, Concurrency: 32})
 //	err := w.Run(ctx) // until ctx ends, then drains
 package worker
@@ -33,6 +34,13 @@ import (
 	"github.com/flower-run/flower/store/postgres"
 	"github.com/flower-run/flower/workflow"
 )
+
+// PoolSize is the size of the connection pool a worker of concurrency
+// runs wants (postgres.PoolSize): its runs spend most of their time
+// waiting for the model, so a quarter of them write or read at once at
+// most, plus a few for the claims; with the lease session and the LISTEN
+// connection, 32 runs cost 14 connections (issue 19).
+func PoolSize(concurrency int) int { return min(concurrency/4+4, 32) }
 
 // Options configure a Worker.
 type Options struct {

@@ -369,3 +369,17 @@ func TestSubmitRefuses(t *testing.T) {
 		t.Errorf("runs %v, %v; want none", runs, err)
 	}
 }
+
+// TestPoolSize: a quarter of the runs plus four, capped, so 64 runs on 2
+// workers stay within 40 connections with each worker's lease session
+// and LISTEN connection (issue 19).
+func TestPoolSize(t *testing.T) {
+	for n, want := range map[int]int{1: 4, 32: 12, 64: 20, 1000: 32} {
+		if got := worker.PoolSize(n); got != want {
+			t.Errorf("PoolSize(%d) = %d, want %d", n, got, want)
+		}
+	}
+	if total := 2 * (worker.PoolSize(32) + 2); total > 40 {
+		t.Errorf("two workers of 32 runs: %d connections, want at most 40", total)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/wake"
 	"github.com/flower-run/flower/workflow/starter"
 )
@@ -39,7 +40,7 @@ func passedPlan(ctx context.Context, g *globals) (shown string, ok bool) {
 func askAfterPass(in io.Reader, out io.Writer, shown string) (s startup, recheck bool, err error) {
 	fmt.Fprintln(out, shown)
 	fmt.Fprint(out, passPrompt)
-	line, err := readLine(in)
+	line, err := term.ReadLine(in)
 	switch {
 	case err != nil:
 		return startup{}, false, err
@@ -49,7 +50,7 @@ func askAfterPass(in io.Reader, out io.Writer, shown string) (s startup, recheck
 		return startup{phrase: line}, false, nil
 	}
 	fmt.Fprint(out, taskPrompt)
-	if line, err = readLine(in); err == nil && line == "" {
+	if line, err = term.ReadLine(in); err == nil && line == "" {
 		err = fmt.Errorf("no task given")
 	}
 	return startup{phrase: line, fresh: true}, false, err

@@ -3,19 +3,16 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/store"
-	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/workflow"
 )
 
@@ -142,13 +139,7 @@ func runDiscard(ctx context.Context, g *globals, id string, out io.Writer) error
 	return nil
 }
 
-// reset abandons the runs in flight after confirmation (R5.6). A store of
-// another schema version is moved aside, so a new one can be created;
-// nothing is deleted.
-//
-// It holds the runs' lock throughout: a flower that started between a
-// check and the discards could otherwise pick a run in flight and commit
-// it back in flight after the reset discarded it.
+// reset abandons the runs in flight after confirmation (flower.Reset).
 func reset(ctx context.Context, g *globals, yes bool, in io.Reader, out io.Writer) error {
 	ws, err := filepath.Abs(g.workspace)
 	if err != nil {
@@ -158,49 +149,25 @@ func reset(ctx context.Context, g *globals, yes bool, in io.Reader, out io.Write
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(g.runDir); err == nil || g.hasStore() {
-		unlock, err := flower.LockRuns(ctx, g.runDir, u, ws)
-		if errors.Is(err, store.ErrBusy) {
-			return &exitError{code: exitFailed, err: busyForReset(ctx, g, u, err)}
-		}
-		if err != nil {
-			return fail(err)
-		}
-		defer unlock()
-	}
-	if !yes {
+	confirm := func() bool {
 		fmt.Fprintf(out, "This abandons the runs in flight in %s (sessions, lineage and manifest stay) and moves an incompatible sessions.db aside. Continue? [y/N] ", g.runDir)
 		line, _ := bufio.NewReader(in).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-			return &exitError{code: exitFailed, err: fmt.Errorf("reset cancelled")}
-		}
+		a := strings.ToLower(strings.TrimSpace(line))
+		return a == "y" || a == "yes"
 	}
-	moved, err := flower.MoveIncompatibleStore(g.runDir, time.Now())
-	if err != nil {
+	if yes {
+		confirm = nil
+	}
+	r, err := flower.Reset(ctx, g.runDir, u, ws, confirm, out)
+	if r.Moved != "" {
+		fmt.Fprintf(out, "moved the incompatible store to %s\n", r.Moved)
+	}
+	for _, id := range r.Discarded {
+		fmt.Fprintf(out, "discarded %s\n", id)
+	}
+	if err != nil { // a busy lease or a refusal exits 1
 		return fail(err)
-	}
-	if moved != "" {
-		fmt.Fprintf(out, "moved the incompatible store to %s\n", moved)
-	}
-	if g.hasStore() {
-		ids, err := flower.DiscardInFlight(ctx, g.runDir, u, ws, out)
-		if err != nil {
-			return fail(err)
-		}
-		for _, id := range ids {
-			fmt.Fprintf(out, "discarded %s\n", id)
-		}
 	}
 	fmt.Fprintln(out, "in-flight state cleared")
 	return nil
-}
-
-// busyForReset words a refused --reset: the run dir's holder, or the
-// lease's refusal as it is (it names the holder).
-func busyForReset(ctx context.Context, g *globals, url string, err error) error {
-	if url != "" {
-		return fmt.Errorf("%w: stop it before --reset", err)
-	}
-	h, _ := sqlite.Dirs{}.Holder(ctx, g.runDir)
-	return fmt.Errorf("pid %d is driving %s: stop it before --reset", h.PID, g.runDir)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -82,19 +81,10 @@ func serveMCP(ctx context.Context, g *globals, f *wakeFlags) error {
 }
 
 // mcpRunDir is the run dir of a task's directory, as flower run there
-// would choose it: $FLOWER_RUN_DIR, the ./runs of an older flower, else
-// the default ("").
+// would choose it.
 func mcpRunDir(ws string) string {
-	if d := os.Getenv(runDirEnv); d != "" {
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(ws, d)
-		}
-		return d
-	}
-	if dir, old, err := flower.RunDirFor(ws, ws); err == nil && old {
-		return dir
-	}
-	return ""
+	dir, _, _ := flower.ChooseRunDir(ws, ws)
+	return dir // "" when there is none: Open says why
 }
 
 // killable cancels ctx with the cause killed-by-signal on SIGTERM, SIGHUP

@@ -13,6 +13,7 @@ import (
 
 	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/agent"
+	"github.com/flower-run/flower/front/script"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/resilience"
 )
@@ -50,8 +51,8 @@ Exit codes: 0 done, 1 failed, 2 usage, 130 interrupted (Ctrl-C stops at the
 next message boundary; a second Ctrl-C exits at once).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(f.format); err != nil {
-				return err
+			if err := script.Check(f.format); err != nil {
+				return usageErr("%v", err)
 			}
 			prompt, err := oncePrompt(args, f.file, cmd.InOrStdin())
 			if err != nil {
@@ -106,11 +107,11 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	}
 	ctx, stop := interruptible(ctx, rt, os.Stderr, nil)
 	defer stop()
-	o := newOnceOutput(f.format, out)
-	stopSpin := o.spin(ctx) // the human format's spinner, from the first model call (issue 11)
-	res := h.Once(ctx, prompt, flower.OnceOptions{Resume: f.resume, Fork: f.fork, MaxTurns: f.maxTurns, Budget: f.budget, Sink: o.sink})
+	o := script.New(f.format, out)
+	stopSpin := o.Spin(ctx) // the human format's spinner, from the first model call (issue 11)
+	res := h.Once(ctx, prompt, flower.OnceOptions{Resume: f.resume, Fork: f.fork, MaxTurns: f.maxTurns, Budget: f.budget, Sink: o.Sink})
 	stopSpin()
-	o.done(res)
+	o.Done(res)
 	return onceExit(ctx, res)
 }
 

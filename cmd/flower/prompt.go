@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/flower-run/flower/front/term"
 )
 
 // maxPrompt bounds a prompt read from a file or standard input. It is far
@@ -50,7 +52,7 @@ func oncePrompt(args []string, file string, stdin io.Reader) (string, error) {
 		return readPrompt("-", stdin)
 	case len(args) == 1:
 		return args[0], nil
-	case stdin != nil && !isTerminal(stdin):
+	case stdin != nil && !term.IsTerminal(stdin):
 		p, err := readPrompt("-", stdin)
 		if err != nil {
 			return "", nil // nothing piped: the caller says a PROMPT is needed

@@ -16,7 +16,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/front/web"
+	"github.com/flower-run/flower/store"
 )
 
 // serveFlags are flower serve's own flags; it shares the rest with flower
@@ -103,9 +105,10 @@ func serveWakes(ctx context.Context, g *globals, f *wakeFlags, phrase string, ou
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
-	stream, err := newServeEvents(ctx, g, ws)
+	open := func(ctx context.Context) (store.Store, error) { return openEvents(ctx, g) }
+	stream, err := web.OpenStream(ctx, open, ws, logStreamErr)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	h, err := web.NewHub(l, stream, web.Options{Token: token})
 	if err != nil {
@@ -119,7 +122,9 @@ func serveWakes(ctx context.Context, g *globals, f *wakeFlags, phrase string, ou
 		if err := <-served; err != nil {
 			fmt.Fprintln(os.Stderr, "flower:", err)
 		}
-		finishStream(g, stream) // the end mark, so the next flower serve numbers on without a gap
+		if err := stream.Finish(context.Background(), open); err != nil {
+			logStreamErr(err)
+		}
 		stream.Broker().Close()
 	}()
 	var shown sync.Once // the address is printed once, after the first banner
@@ -173,4 +178,17 @@ func drain(sig <-chan os.Signal) {
 			return
 		}
 	}
+}
+
+func logStreamErr(err error) { fmt.Fprintln(os.Stderr, "flower:", err) }
+
+// openEvents opens the store that keeps the event log, reading only:
+// nil when there is no store yet, or one older than the event log.
+func openEvents(ctx context.Context, g *globals) (store.Store, error) {
+	u, err := g.storeURL()
+	if err != nil {
+		return nil, err
+	}
+	s, err := flower.ReadStore(ctx, g.runDir, u)
+	return s, fail(err)
 }

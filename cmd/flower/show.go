@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flower-run/flower/front/term"
-	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/view"
@@ -67,31 +66,17 @@ func runShow(ctx context.Context, g *globals, id string, raw bool, out io.Writer
 		}
 		return nil
 	}
-	printMessages(out, view.Build(entries))
+	term.Transcript(out, view.Build(entries))
 	return nil
-}
-
-func printMessages(w io.Writer, msgs []model.Message) {
-	for _, m := range msgs {
-		fmt.Fprintf(w, "── %s\n", m.Role)
-		for _, b := range m.Content {
-			switch v := b.(type) {
-			case *model.Text:
-				fmt.Fprintln(w, term.Clean(v.Text))
-			case *model.Thinking:
-				fmt.Fprintln(w, "(thinking) "+term.Clean(v.Thinking))
-			case *model.ToolUse:
-				fmt.Fprintf(w, "[%s] %s\n", term.Clean(v.Name), term.Clean(plainJSON(v.Input)))
-			case *model.ToolResult:
-				mark := "↳"
-				if v.IsError {
-					mark = "↳ error:"
-				}
-				fmt.Fprintln(w, mark, term.Clean(v.Content))
-			}
-		}
-	}
 }
 
 // openStore opens an existing session store.
 func openStore(path string) (*sqlite.DB, error) { return sqlite.Open(path) }
+
+// plainEncoder is a JSON encoder that writes <, > and & as themselves:
+// flower's JSON is read by people and scripts, never embedded in HTML.
+func plainEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
+}

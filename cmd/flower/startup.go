@@ -4,12 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 
-	"golang.org/x/term"
-
+	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/workflow/starter"
 )
 
@@ -30,61 +27,30 @@ type startup struct {
 	fresh  bool   // /new: archive the thread and start phrase afresh
 }
 
-// askStartup asks the start-up prompt on out and reads the answer from in,
-// one byte at a time so that nothing after the line is taken from the
-// terminal reader that follows. history says whether there is a thread to
+// askStartup asks the start-up prompt on out and reads the answer from in
+// (term.ReadLine: nothing after the line is taken from the terminal
+// reader that follows). history says whether there is a thread to
 // continue.
 func askStartup(in io.Reader, out io.Writer, history bool) (startup, error) {
 	if history {
 		fmt.Fprint(out, continuePrompt)
-		line, err := readLine(in)
+		line, err := term.ReadLine(in)
 		if err != nil || line != "/new" {
 			return startup{phrase: line}, err
 		}
 		fmt.Fprint(out, taskPrompt)
-		line, err = readLine(in)
+		line, err = term.ReadLine(in)
 		if err == nil && line == "" {
 			err = errors.New("no task given")
 		}
 		return startup{phrase: line, fresh: true}, err
 	}
 	fmt.Fprint(out, taskPrompt)
-	line, err := readLine(in)
+	line, err := term.ReadLine(in)
 	if err == nil && line == "" {
 		err = errors.New("no task given")
 	}
 	return startup{phrase: line}, err
-}
-
-// readLine reads up to a newline without reading past it. End of input
-// before a newline is an error: the person quit.
-func readLine(in io.Reader) (string, error) {
-	var b strings.Builder
-	buf := make([]byte, 1)
-	for {
-		n, err := in.Read(buf)
-		if n == 1 && buf[0] == '\n' {
-			return strings.TrimSpace(b.String()), nil
-		}
-		if n == 1 {
-			b.WriteByte(buf[0])
-		}
-		if err != nil {
-			return "", fmt.Errorf("no answer: %w", err)
-		}
-	}
-}
-
-// interactive reports whether both ends are a terminal. A character
-// device is not enough: /dev/null is one, and a script that runs
-// flower <&- >/dev/null must not meet a prompt.
-func interactive(in io.Reader, out io.Writer) bool {
-	return isTerminal(in) && isTerminal(out)
-}
-
-func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // hasHistory reports, reading only, whether the workspace has a thread a

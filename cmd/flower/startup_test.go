@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
@@ -43,19 +42,5 @@ func TestAskStartup(t *testing.T) { // seed 000: the start-up prompt
 				t.Errorf("prompt %q, want %q", out.String(), wantPrompt)
 			}
 		})
-	}
-}
-
-// TestDevNullIsNoTerminal: a bare flower run with stdin and stdout on
-// /dev/null (a character device, not a terminal) never prompts: it
-// continues, as with no terminal at all.
-func TestDevNullIsNoTerminal(t *testing.T) {
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer null.Close()
-	if interactive(null, null) {
-		t.Error("/dev/null was taken for a terminal: the start-up prompt would read EOF and fail")
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -17,7 +16,7 @@ import (
 // each workspace gets its own directory under the user's state directory.
 
 // runDirEnv chooses the run dir, as -r does.
-const runDirEnv = "FLOWER_RUN_DIR"
+const runDirEnv = flower.RunDirEnv
 
 // chooseRunDir sets g.runDir: -r, then FLOWER_RUN_DIR, then the default
 // under the state directory. A ./runs written by an older flower for
@@ -33,15 +32,11 @@ func chooseRunDir(cmd *cobra.Command, g *globals, notice io.Writer) error {
 		}
 		return nil
 	}
-	if d := os.Getenv(runDirEnv); d != "" {
-		g.runDir = d
-		return nil
-	}
 	ws, err := filepath.Abs(g.workspace)
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
-	dir, old, err := flower.RunDirFor(ws, "")
+	dir, old, err := flower.ChooseRunDir(ws, "")
 	if err != nil {
 		return usageErr("%v", err)
 	}

@@ -76,54 +76,25 @@ func runStatus(g *globals, out io.Writer) error {
 	return nil
 }
 
-// lastRun prints how the newest finished run ended, with its cost and its
-// verdict (issue 11: status shows the verdict and the cost).
+// lastRun prints what the runs cost and how the newest finished run
+// ended, with its verdict (issue 11).
 func lastRun(s store.Store, ws string, out io.Writer) {
-	ctx := context.Background()
-	runs, err := s.Runs(ctx, ws)
+	sp, err := flower.Spending(context.Background(), s, ws)
 	if err != nil {
 		return
 	}
-	if total, n := totalCost(s, runs); n > 0 {
-		fmt.Fprintf(out, "cost       $%.4f in all (%d runs)\n", total, n)
+	if sp.Runs > 0 {
+		fmt.Fprintf(out, "cost       $%.4f in all (%d runs)\n", sp.Total, sp.Runs)
 	}
-	for i := len(runs) - 1; i >= 0; i-- {
-		r := runs[i]
-		if r.Status == store.RunInFlight {
-			continue
-		}
-		rows, err := s.Results(ctx, r.ID)
-		if err != nil {
-			return
-		}
-		cost := 0.0
-		for _, row := range rows {
-			cost += row.CostUSD
-		}
-		fmt.Fprintf(out, "last run   %s %s · %s\n", r.ID, status(r), model.USD(cost))
+	if r := sp.Last; r != nil {
+		fmt.Fprintf(out, "last run   %s %s · %s\n", r.ID, status(*r), model.USD(sp.LastCost))
 		if r.Findings != "" {
 			fmt.Fprintf(out, "verdict    %s\n", term.Clean(firstLineOf(r.Findings)))
 		}
-		return
 	}
 }
 
 func firstLineOf(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return line
-}
-
-// totalCost is what every run of the workspace cost, finished or not.
-func totalCost(s store.Store, runs []store.Run) (total float64, n int) {
-	for _, r := range runs {
-		rows, err := s.Results(context.Background(), r.ID)
-		if err != nil {
-			continue
-		}
-		for _, row := range rows {
-			total += row.CostUSD
-		}
-		n++
-	}
-	return total, n
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/model"
-	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
 	"github.com/flower-run/flower/wake"
@@ -47,7 +46,7 @@ func wakeTerminal(ctx context.Context, g *globals, f *wakeFlags, phrase string, 
 		return err
 	}
 	f.taskFile = "" // read: wakeWith takes the phrase
-	if phrase == "" && !f.fresh && f.runID == "" && !f.noRestore && !f.recheck && interactive(stdin, out) {
+	if phrase == "" && !f.fresh && f.runID == "" && !f.noRestore && !f.recheck && term.Interactive(stdin, out) {
 		var s startup
 		if shown, passed := passedPlan(ctx, g); passed && f.timeout != 0 {
 			s, f.recheck, err = askAfterPass(stdin, out, shown)
@@ -94,12 +93,16 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 			return err
 		}
 	}
+	u, err := g.storeURL()
+	if err != nil {
+		return err
+	}
 	wo := wake.Options{Phrase: phrase, New: f.fresh, NoRestore: f.noRestore || f.recheck, RunID: f.runID}
 	if err := wake.Check(ws, g.hasStore(), wo); err != nil {
 		return wakeErr(err, ws)
 	}
-	if err := checkRunID(ctx, g, ws, f.runID); err != nil {
-		return err
+	if err := flower.CheckRun(ctx, g.runDir, u, ws, f.runID); err != nil {
+		return wakeErr(err, ws)
 	}
 	// Take the workspace and the run dir before touching the thread: a
 	// process refused here must not have archived or amended another's
@@ -180,33 +183,6 @@ func indent(text string) string {
 		return ""
 	}
 	return "  " + strings.ReplaceAll(strings.TrimSpace(text), "\n", "\n  ")
-}
-
-// checkRunID refuses an unknown --run ID before anything is locked or
-// created: a usage error writes nothing.
-func checkRunID(ctx context.Context, g *globals, ws, id string) error {
-	if id == "" {
-		return nil
-	}
-	if _, err := os.Stat(filepath.Join(g.runDir, "state.json")); err == nil {
-		return nil // an older flower's run dir: the wake imports it, then checks
-	}
-	_, s, err := readStore(g)
-	if err != nil {
-		return err
-	}
-	if s == nil {
-		return usageErr("--run %s: no such run in flight in %s (flower ps lists them)", id, tilde(ws))
-	}
-	defer s.Close()
-	runs, err := s.Runs(ctx, ws)
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	if _, err := resume.PlanRuns(runs, id, false); err != nil {
-		return wakeErr(&wake.NoRunError{ID: id, Workspace: ws}, ws)
-	}
-	return nil
 }
 
 func nothingToContinue(ws string) error {

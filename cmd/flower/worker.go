@@ -160,7 +160,7 @@ func runWorker(ctx context.Context, g *globals, f *workerFlags, out io.Writer) e
 	if err != nil {
 		return usageErr("--run-dir: %v", err)
 	}
-	db, err := postgres.Open(ctx, u, postgres.PoolSize(workerPool(f.concurrency)))
+	db, err := postgres.Open(ctx, u, postgres.PoolSize(worker.PoolSize(f.concurrency)))
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -176,9 +176,3 @@ func runWorker(ctx context.Context, g *globals, f *workerFlags, out io.Writer) e
 	}
 	return nil
 }
-
-// workerPool is the size of a worker's connection pool: its runs spend
-// most of their time waiting for the model, so a quarter of them write or
-// read at once at most, plus a few for the claims; with the lease session
-// and the LISTEN connection, 32 runs cost 14 connections (issue 19).
-func workerPool(concurrency int) int { return min(concurrency/4+4, 32) }

@@ -2,11 +2,7 @@ package term
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strings"
-
-	xterm "golang.org/x/term"
 )
 
 // Lines starting with "/" are the reader's own commands (R10.3): they are
@@ -64,11 +60,4 @@ func isBareExit(line string) bool {
 		return true
 	}
 	return false
-}
-
-// inputIsTerminal reports whether r is a terminal (not /dev/null, which
-// is a character device too).
-func inputIsTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && xterm.IsTerminal(int(f.Fd()))
 }

@@ -63,7 +63,7 @@ func ReadInput(ctx context.Context, r io.Reader, ch Channel, cmds Commands) {
 			return
 		case line, ok := <-lines:
 			if !ok {
-				if cmds.Closed != nil && (read || inputIsTerminal(r)) {
+				if cmds.Closed != nil && (read || IsTerminal(r)) {
 					cmds.Closed()
 				}
 				return

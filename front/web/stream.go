@@ -73,3 +73,37 @@ func (s *Stream) Detach() { s.writer.Detach() }
 // End stores what is left and marks the stream ended cleanly, before the
 // attached store closes: nothing more is published.
 func (s *Stream) End() error { return s.writer.End() }
+
+// Opener opens the store a stream is kept in, reading only; nil when
+// there is none yet.
+type Opener func(ctx context.Context) (store.Store, error)
+
+// OpenStream starts the stream of workspace ws that a process keeps
+// across its wakes (flower serve, whose wakes each open and close their
+// own store) after the events stored in the store open returns, which it
+// closes again.
+func OpenStream(ctx context.Context, open Opener, ws string, onError func(error)) (*Stream, error) {
+	st, err := open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var log store.Events
+	if st != nil {
+		defer st.Close()
+		log, _ = st.(store.Events)
+	}
+	return NewStream(ctx, log, ws, onError)
+}
+
+// Finish stores what the last wake left unstored (its verdict line) and
+// marks the stream ended, in the store open returns, so the next process
+// numbers on without a gap; an error costs it only a gap notice.
+func (s *Stream) Finish(ctx context.Context, open Opener) error {
+	st, err := open(ctx)
+	if err != nil || st == nil {
+		return err
+	}
+	defer st.Close()
+	s.Attach(st)
+	return s.End()
+}

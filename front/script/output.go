@@ -1,4 +1,8 @@
-package main
+// Package script is the output of one agent's run (flower once, or
+// Host.Once in a program) for a person or a script: flower's own live
+// transcript (front/term's renderer), or the formats of Claude Code's -p,
+// so a script written for one reads the other.
+package script
 
 import (
 	"context"
@@ -18,22 +22,23 @@ import (
 // is one object at the end; stream-json is one event per line, shaped as
 // GET /events serves them, then the json object as the last line.
 const (
-	formatHuman      = ""
-	formatText       = "text"
-	formatJSON       = "json"
-	formatStreamJSON = "stream-json"
+	Human      = ""
+	Text       = "text"
+	JSON       = "json"
+	StreamJSON = "stream-json"
 )
 
-func checkFormat(f string) error {
-	switch f {
-	case formatHuman, formatText, formatJSON, formatStreamJSON:
+// Check refuses a format that is none of these.
+func Check(format string) error {
+	switch format {
+	case Human, Text, JSON, StreamJSON:
 		return nil
 	}
-	return usageErr("--output-format %q: use text, json or stream-json", f)
+	return fmt.Errorf("--output-format %q: use text, json or stream-json", format)
 }
 
-// onceOutput turns a run's events and result into the chosen format.
-type onceOutput struct {
+// Output turns a run's events and result into the chosen format.
+type Output struct {
 	format string
 	out    io.Writer
 	r      *term.Renderer
@@ -52,18 +57,19 @@ type usageSum struct {
 	CacheCreation int `json:"cache_creation_input_tokens"`
 }
 
-func newOnceOutput(format string, out io.Writer) *onceOutput {
-	o := &onceOutput{format: format, out: out, enc: json.NewEncoder(out)}
-	if format == formatHuman {
+// New writes the output of one run in format (Check it first) to out.
+func New(format string, out io.Writer) *Output {
+	o := &Output{format: format, out: out, enc: json.NewEncoder(out)}
+	if format == Human {
 		o.r = term.NewRenderer(out)
 	}
 	return o
 }
 
-// spin starts the human format's spinner line (a no-op for the other
+// Spin starts the human format's spinner line (a no-op for the other
 // formats and where the renderer prints plain lines); the returned func
 // stops it and waits for its last redraw.
-func (o *onceOutput) spin(ctx context.Context) func() {
+func (o *Output) Spin(ctx context.Context) func() {
 	if o.r == nil {
 		return func() {}
 	}
@@ -74,8 +80,8 @@ func (o *onceOutput) spin(ctx context.Context) func() {
 	return func() { cancel(); <-spun }
 }
 
-// sink receives the run's events.
-func (o *onceOutput) sink(e event.Event) {
+// Sink receives the run's events.
+func (o *Output) Sink(e event.Event) {
 	if o.r != nil {
 		o.r.Render(e)
 	}
@@ -84,7 +90,7 @@ func (o *onceOutput) sink(e event.Event) {
 	if e.Kind == event.Usage {
 		o.usage.add(e.Payload)
 	}
-	if o.format != formatStreamJSON {
+	if o.format != StreamJSON {
 		return
 	}
 	o.seq++
@@ -115,7 +121,7 @@ func (u *usageSum) add(p map[string]any) {
 	u.CacheCreation += n("cache_creation")
 }
 
-// result is the json format's object, with Claude Code's field names.
+// onceResult is the json format's object, with Claude Code's field names.
 type onceResult struct {
 	Type       string   `json:"type"`
 	Subtype    string   `json:"subtype"`
@@ -129,16 +135,16 @@ type onceResult struct {
 	Usage      usageSum `json:"usage"`
 }
 
-// done writes the end of the output.
-func (o *onceOutput) done(res agent.Result) {
+// Done writes the end of the output.
+func (o *Output) Done(res agent.Result) {
 	switch o.format {
-	case formatHuman:
+	case Human:
 		fmt.Fprintf(o.out, "\nsession %s · %d turns · %s · context %s\n", res.SessionID, res.Turns, model.USD(res.Cost), kilo(res.Context))
-	case formatText:
+	case Text:
 		if res.Text != "" {
 			fmt.Fprintln(o.out, res.Text)
 		}
-	case formatJSON, formatStreamJSON:
+	case JSON, StreamJSON:
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		sub := "success"
@@ -149,4 +155,12 @@ func (o *onceOutput) done(res agent.Result) {
 			IsError: !res.OK, Error: res.Error, NumTurns: res.Turns, TotalCost: res.Cost,
 			DurationMS: res.End.Sub(res.Start).Milliseconds(), Usage: o.usage})
 	}
+}
+
+// kilo renders a token count as 80.2K.
+func kilo(n int) string {
+	if n < 1000 {
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%.1fK", float64(n)/1000)
 }
