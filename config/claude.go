@@ -70,14 +70,16 @@ var permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissi
 
 // ClaudeFiles are the settings files that apply to workspace, in the
 // order they are merged (user, project, local); the user's is left out
-// when the home directory is unknown.
+// when the home directory is unknown or is the workspace.
 func ClaudeFiles(workspace string) []string {
 	var out []string
+	project := filepath.Join(workspace, ClaudeDir, ClaudeSettingsFile)
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
-		out = append(out, filepath.Join(home, ClaudeDir, ClaudeSettingsFile))
+		if user := filepath.Join(home, ClaudeDir, ClaudeSettingsFile); user != project { // a workspace at ~
+			out = append(out, user)
+		}
 	}
-	return append(out, filepath.Join(workspace, ClaudeDir, ClaudeSettingsFile),
-		filepath.Join(workspace, ClaudeDir, ClaudeLocalFile))
+	return append(out, project, filepath.Join(workspace, ClaudeDir, ClaudeLocalFile))
 }
 
 // LoadClaude reads the settings files of workspace that exist. A bad file

@@ -1,0 +1,29 @@
+package flower
+
+import (
+	"os"
+
+	"github.com/flower-run/flower/hook"
+	"github.com/flower-run/flower/tool/builtin"
+)
+
+// What a Claude Code project's settings make of a run (issue 21): its
+// env set in flower's environment, so that the model's tools and hooks
+// see it as in Claude Code, and its hooks run by the runtime.
+
+// claudeEnv sets the settings files' env; the rules were merged into
+// h.rules by config.Config.PermissionRules.
+func (h *Host) claudeEnv() {
+	for k, v := range h.cfg.Claude.Env {
+		_ = os.Setenv(k, v) // a bad name fails here and is simply not set
+	}
+}
+
+// hooks runs the settings files' hooks in the run's sandbox, with Bash's
+// environment; nil when there are none.
+func (h *Host) hooks() *hook.Runner {
+	if h.cfg.Claude.Hooks.Count() == 0 {
+		return nil
+	}
+	return &hook.Runner{Config: h.cfg.Claude.Hooks, Dir: h.ws, Sandbox: h.box, Env: builtin.ShellEnv}
+}

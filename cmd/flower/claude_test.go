@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Issue 21 items 1 and 4, as a Claude Code user runs them: a project's
+// .claude/settings.json alone, through the real binary, against the fake
+// Anthropic API.
+
+// writeClaudeSettings writes dir/.claude/settings.json.
+func writeClaudeSettings(t *testing.T, dir, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, p, text)
+	return p
+}
+
+// TestClaudeSettingsDenyRm: with only .claude/settings.json denying
+// Bash(rm:*), the model's rm -f keep.txt is denied, naming the rule and
+// the file, and keep.txt stays (R9.3).
+func TestClaudeSettingsDenyRm(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	settings := writeClaudeSettings(t, dir, `{"permissions": {"deny": ["Bash(rm:*)"]}}`)
+	writeTestFile(t, filepath.Join(dir, "keep.txt"), "keep\n")
+	srv, env := fakeModelWith(t, oneCall("Bash", `{"command":"rm -f keep.txt"}`))
+	if r := runFlower(t, dir, env, "once", "clean up"); r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "keep.txt")); err != nil {
+		t.Errorf("keep.txt is gone: %v", err)
+	}
+	reqs := srv.Requests()
+	res := toolResults(reqs[len(reqs)-1])
+	if len(res) != 1 {
+		t.Fatalf("tool results %q, want 1", res)
+	}
+	real, _ := filepath.EvalSymlinks(settings)
+	wantIn(t, "rm", res[0], "Permission denied", "deny rule Bash(rm:*) in ")
+	if !strings.Contains(res[0], settings) && !strings.Contains(res[0], real) {
+		t.Errorf("the denial %q does not name %s", res[0], settings)
+	}
+}
+
+// hookSettings is a settings file with one PreToolUse hook on Bash that
+// appends its stdin to hook.log, then runs then.
+func hookSettings(then string) string {
+	cmd := `{ cat; echo; } >> "$CLAUDE_PROJECT_DIR/hook.log"; ` + then
+	b, _ := json.Marshal(cmd)
+	return `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": ` + string(b) + `}]}]}}`
+}
+
+// TestPreToolUseHookBlocks: a PreToolUse hook that exits 2 blocks the
+// Bash call, and its stderr is in the next request the model gets; the
+// hook read Claude Code's JSON on stdin.
+func TestPreToolUseHookBlocks(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("hooks run in the sandbox helper, Linux's")
+	}
+	dir := t.TempDir()
+	writeClaudeSettings(t, dir, hookSettings(`echo "no writes to ran.txt, use the notes" >&2; exit 2`))
+	srv, env := fakeModelWith(t, oneCall("Bash", `{"command":"echo ran > ran.txt"}`))
+	if r := runFlower(t, dir, env, "once", "write it"); r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran.txt")); !os.IsNotExist(err) {
+		t.Errorf("the blocked call ran (stat ran.txt: %v)", err)
+	}
+	reqs := srv.Requests()
+	res := toolResults(reqs[len(reqs)-1])
+	if len(res) != 1 {
+		t.Fatalf("tool results %q", res)
+	}
+	wantIn(t, "blocked", res[0], "PreToolUse hook", "no writes to ran.txt, use the notes")
+	lines := readHookLog(t, dir)
+	if len(lines) != 1 {
+		t.Fatalf("the hook ran %d times, want 1", len(lines))
+	}
+	in := lines[0]
+	if in["hook_event_name"] != "PreToolUse" || in["tool_name"] != "Bash" || in["session_id"] == "" || in["cwd"] == "" {
+		t.Errorf("hook input %v", in)
+	}
+	if ti, _ := in["tool_input"].(map[string]any); ti["command"] != "echo ran > ran.txt" {
+		t.Errorf("tool_input %v", in["tool_input"])
+	}
+}
+
+func readHookLog(t *testing.T, dir string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "hook.log"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("hook.log line %q: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestPreToolUseHookDurable: flower is SIGKILLed (failpoint after-effect)
+// during a call its hook gated, then resumed: the hook's decision was
+// recorded before the call ran, so the hook is not run again for it. An
+// allowed call is ambiguous and retried (its effect twice, as resume
+// policy retry says), a blocked one is answered as blocked and never runs.
+func TestPreToolUseHookDurable(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("hooks run in the sandbox helper, Linux's")
+	}
+	for _, c := range []struct {
+		name, then string
+		effects    int
+		got        string
+	}{
+		{"allowed", "exit 0", 2, "got: (no output)"},
+		{"blocked", "echo blocked by policy >&2; exit 2", 0, "blocked by policy"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeClaudeSettings(t, dir, hookSettings(c.then))
+			srv, env := fakeModelWith(t, oneCall("Bash", `{"command":"echo x >> effects"}`))
+			if r := runFlower(t, dir, append(env, "FLOWER_FAILPOINT=after-effect:1"), "once", "append"); r.code == 0 {
+				t.Fatalf("the failpoint did not kill flower\n%s%s", r.stdout, r.stderr)
+			}
+			if n := len(readHookLog(t, dir)); n != 1 {
+				t.Fatalf("before the wake the hook ran %d times, want 1", n)
+			}
+			r := runFlower(t, dir, env, "once", "--resume", onlySession(t, dir))
+			if r.code != 0 {
+				t.Fatalf("resume: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			if n := len(readHookLog(t, dir)); n != 1 {
+				t.Errorf("after the wake the hook ran %d times, want 1 (its decision is durable)", n)
+			}
+			if n := len(readLines(t, filepath.Join(dir, "effects"))); n != c.effects {
+				t.Errorf("the call ran %d times, want %d", n, c.effects)
+			}
+			reqs := srv.Requests()
+			if last := reqs[len(reqs)-1]; !strings.Contains(strings.Join(toolResults(last), "\n"), strings.TrimPrefix(c.got, "got: ")) {
+				t.Errorf("the model got %q, want %q", toolResults(last), c.got)
+			}
+		})
+	}
+}
