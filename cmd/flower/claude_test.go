@@ -161,3 +161,36 @@ func TestPreToolUseHookDurable(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusListsFilesRead: flower status names, a line each, the
+// configuration files a run reads, and a bad settings file with its error
+// (issue 21 item 5).
+func TestStatusListsFilesRead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeClaudeSettings(t, dir, `{"permissions": {"deny": ["Bash(rm:*)"]}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`)
+	writeTestFile(t, filepath.Join(dir, ".claude", "settings.local.json"), `{"permissions": {"deny": ["Bash(rm:*"]}}`)
+	writeTestFile(t, filepath.Join(dir, "flower.yaml"), "max_turns: 3\n")
+	writeTestFile(t, filepath.Join(dir, "AGENTS.md"), "see @docs/more.md\n")
+	writeTestFile(t, filepath.Join(dir, "CLAUDE.md"), "rules\n")
+	if err := os.MkdirAll(filepath.Join(dir, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(dir, "docs", "more.md"), "more\n")
+	r := runFlower(t, dir, nil, "status")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{
+		"config     ~/flower.yaml (settings)",
+		"config     ~/.claude/settings.json (Claude Code settings: 1 rules, 1 hooks, 0 env)",
+		"config     ~/.claude/settings.local.json (not used: ",
+		"config     ~/AGENTS.md (instructions)",
+		"config     ~/CLAUDE.md (instructions)",
+		"config     ~/docs/more.md (instructions, imported by ",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("status lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
