@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -135,4 +136,75 @@ func (s *session) blocked(u *model.ToolUse) (store.Op, bool) {
 
 func blockedMessage(tool, reason string) string {
 	return fmt.Sprintf(blockedText, tool, reason)
+}
+
+// promptHooks runs the SessionStart and UserPromptSubmit hooks of a
+// top-level run's prompt and returns the prompt with their context after
+// it; the prompt and its context are then durable together, so a wake
+// (which has no new prompt) runs neither again. A UserPromptSubmit block
+// ends the run with its reason, for the person.
+func (s *session) promptHooks(ctx context.Context, prompt string) (string, error) {
+	if !s.top || s.rt.hooks == nil {
+		return prompt, nil
+	}
+	source := "startup"
+	if s.res.Resumed {
+		source = "resume"
+	}
+	var extra []string
+	if s.rt.hooks.Has(hook.SessionStart, source) {
+		in := s.hookInput(hook.SessionStart)
+		in.Source = source
+		out := s.rt.hooks.Run(ctx, in, source)
+		s.hookNotes(out)
+		extra = append(extra, out.Context)
+	}
+	if s.rt.hooks.Has(hook.UserPromptSubmit, "") {
+		in := s.hookInput(hook.UserPromptSubmit)
+		in.Prompt = prompt
+		out := s.rt.hooks.Run(ctx, in, "")
+		s.hookNotes(out)
+		if out.Block || out.Stop {
+			return "", fmt.Errorf("%w: %s", ErrHookBlocked, orElse(out.Reason, out.StopReason))
+		}
+		extra = append(extra, out.Context)
+	}
+	for _, e := range extra {
+		if e != "" {
+			prompt += "\n\n[context from the project's hooks]\n" + e
+		}
+	}
+	return prompt, nil
+}
+
+// ErrHookBlocked ends a run whose prompt a UserPromptSubmit hook blocked.
+var ErrHookBlocked = errors.New("blocked by the project's UserPromptSubmit hook")
+
+// stopHooks runs the Stop (SubagentStop for a subagent) hooks when the
+// model has finished; a block is a message for the model, which goes on.
+func (s *session) stopHooks(ctx context.Context) (more bool, err error) {
+	ev := hook.Stop
+	if !s.top {
+		ev = hook.SubagentStop
+	}
+	if !s.rt.hooks.Has(ev, "") {
+		return false, nil
+	}
+	in := s.hookInput(ev)
+	active := s.stopHookActive
+	in.StopHookActive = &active
+	out := s.rt.hooks.Run(ctx, in, "")
+	s.hookNotes(out)
+	if !out.Block || out.Stop {
+		return false, nil
+	}
+	s.stopHookActive = true
+	return true, s.append(ctx, userText("[flower] The project's "+string(ev)+" hook did not let you stop yet: "+out.Reason))
+}
+
+func orElse(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

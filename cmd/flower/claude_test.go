@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/flower-run/flower/model/modeltest"
 )
 
 // Issue 21 items 1 and 4, as a Claude Code user runs them: a project's
@@ -193,4 +195,50 @@ func TestStatusListsFilesRead(t *testing.T) {
 			t.Errorf("status lacks %q:\n%s", want, r.stdout)
 		}
 	}
+}
+
+// TestPromptAndStopHooks: a UserPromptSubmit hook's stdout reaches the
+// model with the prompt; a Stop hook that exits 2 once keeps the model
+// going with its stderr, then lets it stop (stop_hook_active is true the
+// second time).
+func TestPromptAndStopHooks(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("hooks run in the sandbox helper, Linux's")
+	}
+	dir := t.TempDir()
+	stop := `{ cat; echo; } >> stop.log; if [ ! -e stopped ]; then touch stopped; echo "run the tests first" >&2; exit 2; fi`
+	b, _ := json.Marshal(stop)
+	writeClaudeSettings(t, dir, `{"hooks": {
+		"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo PROMPT-CONTEXT: branch main"}]}],
+		"Stop": [{"hooks": [{"type": "command", "command": `+string(b)+`}]}]}}`)
+	srv, env := fakeModelWith(t, modeltest.Script(modeltest.Turn{Text: "done"}, modeltest.Turn{Text: "tests pass, done"}))
+	r := runFlower(t, dir, env, "once", "do it")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2 (the Stop hook kept the model going once)", len(reqs))
+	}
+	if first := reqs[0].Messages[0].TextOf(); !strings.Contains(first, "PROMPT-CONTEXT: branch main") {
+		t.Errorf("the first request lacks the UserPromptSubmit context: %s", first)
+	}
+	last := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if got := last.TextOf(); !strings.Contains(got, "run the tests first") {
+		t.Errorf("the second request's last message %s lacks the Stop hook's reason", got)
+	}
+	lines := strings.Split(strings.TrimSpace(readTestFile(t, filepath.Join(dir, "stop.log"))), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"stop_hook_active":false`) || !strings.Contains(lines[1], `"stop_hook_active":true`) {
+		t.Errorf("stop hook inputs %q", lines)
+	}
+}
+
+func readTestFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
