@@ -3,6 +3,7 @@ package flower
 import (
 	"os"
 
+	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/hook"
 	"github.com/flower-run/flower/tool/builtin"
 )
@@ -26,4 +27,13 @@ func (h *Host) hooks() *hook.Runner {
 		return nil
 	}
 	return &hook.Runner{Config: h.cfg.Claude.Hooks, Dir: h.ws, Sandbox: h.box, Env: builtin.ShellEnv}
+}
+
+// subagents are the settings' .claude/agents as the Task tool takes them.
+func (h *Host) subagents() []agent.Subagent {
+	out := make([]agent.Subagent, len(h.cfg.Subagents))
+	for i, a := range h.cfg.Subagents {
+		out[i] = agent.Subagent{Name: a.Name, Description: a.Description, Tools: a.Tools, Model: a.Model, Prompt: a.Prompt}
+	}
+	return out
 }

@@ -77,6 +77,9 @@ type Options struct {
 	// RuleOrigin names the file a permission rule came from, for the
 	// message of a call it decided; nil says flower.yaml.
 	RuleOrigin func(rule string) string
+	// Subagents are the named subagents the Task tool offers (its
+	// subagent_type); none offers only the general one.
+	Subagents []Subagent
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -101,6 +104,7 @@ type Runtime struct {
 	asker     PermissionAsker
 	hooks     *hook.Runner
 	origin    func(string) string
+	subagents []Subagent
 
 	grantMu sync.Mutex      // guards grants, runID
 	grants  map[string]bool // ask rules the person allowed for this run (grants.go)
@@ -131,7 +135,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
 		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, secrets: opts.Secrets, sources: opts.Sources, interrupt: make(chan string, 1),
-		perms: opts.Permissions, asker: opts.Asker, hooks: opts.Hooks, origin: opts.RuleOrigin,
+		perms: opts.Permissions, asker: opts.Asker, hooks: opts.Hooks, origin: opts.RuleOrigin, subagents: opts.Subagents,
 		project: opts.Instructions, mail: opts.Mail, mailTool: opts.MailTool}
 	if r.now == nil {
 		r.now = time.Now

@@ -53,6 +53,8 @@ type Config struct {
 	// Claude is what the Claude Code settings files say (config/claude.go):
 	// Load reads them, and PermissionRules and SandboxConfig merge them in.
 	Claude ClaudeSettings `yaml:"-"`
+	// Subagents are Claude Code's .claude/agents/*.md (subagents.go).
+	Subagents []Subagent `yaml:"-"`
 }
 
 // Resume holds the policies for ambiguous ops, from the most specific
@@ -129,6 +131,9 @@ func Load(workspace string) (Config, error) {
 		return Config{}, err
 	}
 	cfg.Claude = claude
+	if cfg.Subagents, err = LoadSubagents(workspace); err != nil {
+		return Config{}, err
+	}
 	return cfg, nil
 }
 

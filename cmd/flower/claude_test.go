@@ -242,3 +242,63 @@ func readTestFile(t *testing.T, name string) string {
 	}
 	return string(b)
 }
+
+// TestClaudeSubagentsAndCommands: a .claude/agents/*.md subagent runs
+// through Task's subagent_type with its prompt and only its tools (a call
+// outside them is denied); a .claude/commands/*.md command is a prompt
+// "/name args" with $ARGUMENTS and $1 filled in (issue 21 item 3).
+func TestClaudeSubagentsAndCommands(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"agents/reader.md":  "---\nname: reader\ndescription: Reads files and reports\ntools: Read, Grep\nmodel: inherit\n---\nREADER-PROMPT: you only read.\n",
+		"commands/check.md": "---\ndescription: Check a file\nargument-hint: FILE\n---\nCheck $1 carefully (all: $ARGUMENTS).\n",
+	} {
+		p := filepath.Join(dir, ".claude", name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeTestFile(t, p, text)
+	}
+	srv, env := fakeModelWith(t, func(r *modeltest.Request) modeltest.Turn {
+		done := len(toolResults(r)) > 0
+		switch {
+		case strings.Contains(r.System, "READER-PROMPT") && !done:
+			return bashTurn("echo escaped > escaped.txt")
+		case strings.Contains(r.System, "READER-PROMPT"):
+			return modeltest.Turn{Text: "read it"}
+		case !done:
+			return call("", "Task", map[string]any{"description": "read", "prompt": "read x", "subagent_type": "reader"})
+		}
+		return modeltest.Turn{Text: "done"}
+	})
+	if r := runFlower(t, dir, env, "once", "/check a.go quickly"); r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if got := reqs[0].Messages[0].TextOf(); !strings.Contains(got, "Check a.go carefully (all: a.go quickly).") {
+		t.Errorf("the command's prompt: %q", got)
+	}
+	var sub []*modeltest.Request
+	for _, r := range reqs {
+		if strings.Contains(r.System, "READER-PROMPT") {
+			sub = append(sub, r)
+		}
+	}
+	if len(sub) != 2 {
+		t.Fatalf("%d subagent requests, want 2", len(sub))
+	}
+	offered := sub[0].Tools
+	if strings.Join(offered, ",") != "Grep,Read" {
+		t.Errorf("the subagent was offered %v, want Grep and Read only", offered)
+	}
+	if res := toolResults(sub[1]); len(res) != 1 || !strings.Contains(res[0], "not allowed for this agent") {
+		t.Errorf("the subagent's Bash call: %q", res)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "escaped.txt")); !os.IsNotExist(err) {
+		t.Errorf("the subagent ran Bash (stat: %v)", err)
+	}
+	if body := string(reqs[0].Body); !strings.Contains(body, "reader: Reads files and reports") || !strings.Contains(body, "subagent_type") {
+		t.Errorf("the Task tool does not list the subagent")
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/flower-run/flower/config"
 )
@@ -13,4 +14,18 @@ func printFilesRead(out io.Writer, ws string) {
 	for _, f := range config.FilesRead(ws) {
 		fmt.Fprintf(out, "config     %s (%s)\n", tilde(f.Path), f.What)
 	}
+}
+
+// slashPrompt expands a prompt "/name args" naming one of the project's
+// .claude/commands (issue 21 item 3); any other prompt is kept.
+func slashPrompt(g *globals, prompt string) (string, error) {
+	ws, err := filepath.Abs(g.workspace)
+	if err != nil {
+		return "", usageErr("--workspace: %v", err)
+	}
+	out, _, err := config.ExpandSlash(ws, prompt)
+	if err != nil {
+		return "", usageErr("%v", err)
+	}
+	return out, nil
 }
