@@ -29,3 +29,10 @@ func slashPrompt(g *globals, prompt string) (string, error) {
 	}
 	return out, nil
 }
+
+// terminalSlash expands a typed "/name args" naming one of the project's
+// slash commands; an unknown name stays the reader's command (its hint).
+func terminalSlash(ws, line string) (string, bool) {
+	out, ok, err := config.ExpandSlash(ws, line)
+	return out, ok && err == nil
+}
