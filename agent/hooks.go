@@ -208,3 +208,26 @@ func orElse(a, b string) string {
 	}
 	return b
 }
+
+// preCompact runs the PreCompact hooks (trigger auto) as the session is
+// about to hand off, flower's counterpart of Claude Code's compaction.
+// What they print is for the person; a block does not stop the handoff,
+// which the window forces.
+func (s *session) preCompact(ctx context.Context) {
+	if !s.rt.hooks.Has(hook.PreCompact, "auto") {
+		return
+	}
+	in := s.hookInput(hook.PreCompact)
+	in.Trigger = "auto"
+	s.hookNotes(s.rt.hooks.Run(ctx, in, "auto"))
+}
+
+// notify runs the Notification hooks: flower is waiting for the person.
+func (s *session) notify(ctx context.Context, message string) {
+	if !s.rt.hooks.Has(hook.Notification, "") {
+		return
+	}
+	in := s.hookInput(hook.Notification)
+	in.Message = message
+	s.hookNotes(s.rt.hooks.Run(ctx, in, ""))
+}

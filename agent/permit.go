@@ -76,6 +76,7 @@ func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok
 		op.Content = fmt.Sprintf(unattendedText, u.Name, why, "there is no one to ask")
 		return op, false, nil
 	}
+	s.notify(ctx, fmt.Sprintf("flower needs your permission to use %s", u.Name))
 	q := fmt.Sprintf("Allow this %s call: %s  (%s in %s)", u.Name, summary(u.Input), askReason(d), s.rt.originOf(d.Rule))
 	answer, state, err := s.rt.asker.AskPermission(ctx, u.ID, q, permission.ReplyOptions)
 	switch {
