@@ -36,21 +36,21 @@ func FilesRead(workspace string) []ReadFile {
 			err = s.add(workspace, name, data)
 		}
 		if err != nil {
-			out = append(out, ReadFile{Path: name, What: "not used: " + err.Error()})
+			out = append(out, ReadFile{Path: name, What: "error, runs refuse to start: " + err.Error()})
 			continue
 		}
 		out = append(out, ReadFile{Path: name, What: fmt.Sprintf("Claude Code settings: %d rules, %d hooks, %d env",
 			len(s.Allow)+len(s.Ask)+len(s.Deny), s.Hooks.Count(), len(s.Env))})
 	}
 	if agents, err := LoadSubagents(workspace); err != nil {
-		out = append(out, ReadFile{Path: filepath.Join(workspace, ClaudeDir, "agents"), What: "not used: " + err.Error()})
+		out = append(out, ReadFile{Path: filepath.Join(workspace, ClaudeDir, "agents"), What: "error, runs refuse to start: " + err.Error()})
 	} else {
 		for _, a := range agents {
 			out = append(out, ReadFile{Path: a.Path, What: "subagent " + a.Name})
 		}
 	}
 	if cmds, err := LoadCommands(workspace); err != nil {
-		out = append(out, ReadFile{Path: filepath.Join(workspace, ClaudeDir, "commands"), What: "not used: " + err.Error()})
+		out = append(out, ReadFile{Path: filepath.Join(workspace, ClaudeDir, "commands"), What: "error, slash commands unusable: " + err.Error()})
 	} else {
 		for _, c := range cmds {
 			out = append(out, ReadFile{Path: c.Path, What: "slash command /" + c.Name})

@@ -186,7 +186,7 @@ func TestStatusListsFilesRead(t *testing.T) {
 	for _, want := range []string{
 		"config     ~/flower.yaml (settings)",
 		"config     ~/.claude/settings.json (Claude Code settings: 1 rules, 1 hooks, 0 env)",
-		"config     ~/.claude/settings.local.json (not used: ",
+		"config     ~/.claude/settings.local.json (error, runs refuse to start: ",
 		"config     ~/AGENTS.md (instructions)",
 		"config     ~/CLAUDE.md (instructions)",
 		"config     ~/docs/more.md (instructions, imported by ",
