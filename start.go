@@ -79,7 +79,9 @@ func (h *Host) Start(ctx context.Context, o StartOptions) error {
 	}
 	ao := agent.Options{Workspace: h.ws, Store: h.store, Provider: b.Provider, Retry: retry, Trim: !h.opts.NoTrim,
 		Tools: append(tools, o.Tools...), Policies: h.cfg.Policies(), Instructions: Instructions(h.ws),
-		ToolEnv: h.toolEnv(), Secrets: h.secrets, Permissions: h.rules, Sources: sources}
+		ToolEnv: h.toolEnv(), Secrets: h.secrets, Permissions: h.rules, Sources: sources,
+		Hooks: h.hooks(), RuleOrigin: h.cfg.RuleOrigin, Subagents: h.subagents()}
+	h.claudeEnv()
 	if h.channel != nil {
 		ao.Mail, ao.MailTool, ao.Asker = h.channel, human.InboxName, h.channel
 	}

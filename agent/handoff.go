@@ -48,6 +48,7 @@ func (s *session) maybeHandoff(ctx context.Context) error {
 	projected := s.res.Context + s.pending/4
 	switch {
 	case projected >= at:
+		s.preCompact(ctx)
 		return s.handoff(ctx)
 	case projected >= warn && !s.warned:
 		s.warned = true

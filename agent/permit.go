@@ -50,11 +50,22 @@ func (s *session) permitted(u *model.ToolUse) bool {
 func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok bool, err error) {
 	d := s.rt.decide(u)
 	op = store.Op{ID: u.ID, Tool: u.Name, IsError: true, Denied: true}
+	if d.Action != permission.Deny && s.rt.hooks != nil {
+		h, err := s.preToolUse(ctx, u)
+		if err != nil {
+			return op, false, err
+		}
+		var blocked bool
+		if d, blocked = withHook(d, h); blocked {
+			op.Content = blockedMessage(u.Name, h.reason)
+			return op, false, nil
+		}
+	}
 	switch d.Action {
 	case permission.Allow:
 		return op, true, nil
 	case permission.Deny:
-		op.Content = fmt.Sprintf("Permission denied: this %s call matches the deny rule %s in flower.yaml, so it was not run. Do not try to get around the rule; do the work another way, or say what you need.", u.Name, d.Rule)
+		op.Content = fmt.Sprintf("Permission denied: this %s call matches the deny rule %s in %s, so it was not run. Do not try to get around the rule; do the work another way, or say what you need.", u.Name, d.Rule, s.rt.originOf(d.Rule))
 		return op, false, nil
 	}
 	why := "matches the ask rule " + d.Rule
@@ -65,7 +76,8 @@ func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok
 		op.Content = fmt.Sprintf(unattendedText, u.Name, why, "there is no one to ask")
 		return op, false, nil
 	}
-	q := fmt.Sprintf("Allow this %s call: %s  (%s in flower.yaml)", u.Name, summary(u.Input), askReason(d))
+	s.notify(ctx, fmt.Sprintf("flower needs your permission to use %s", u.Name))
+	q := fmt.Sprintf("Allow this %s call: %s  (%s in %s)", u.Name, summary(u.Input), askReason(d), s.rt.originOf(d.Rule))
 	answer, state, err := s.rt.asker.AskPermission(ctx, u.ID, q, permission.ReplyOptions)
 	switch {
 	case err != nil:
@@ -84,8 +96,16 @@ func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok
 	case permission.Once:
 		return op, true, nil
 	}
-	op.Content = fmt.Sprintf("Permission denied: the person refused this %s call (%s in flower.yaml), so it was not run. Do not ask for it again; do the work another way.", u.Name, askReason(d))
+	op.Content = fmt.Sprintf("Permission denied: the person refused this %s call (%s in %s), so it was not run. Do not ask for it again; do the work another way.", u.Name, askReason(d), s.rt.originOf(d.Rule))
 	return op, false, nil
+}
+
+// originOf names the file rule came from (Options.RuleOrigin).
+func (r *Runtime) originOf(rule string) string {
+	if r.origin == nil || rule == "" {
+		return "flower.yaml"
+	}
+	return r.origin(rule)
 }
 
 // askReason says why a call is asked: its ask rule, or the allow rules of

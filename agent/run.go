@@ -93,6 +93,9 @@ func (s *session) run(ctx context.Context, prompt string) error {
 		return err
 	}
 	if prompt != "" {
+		if prompt, err = s.promptHooks(ctx, prompt); err != nil {
+			return err
+		}
 		if err := s.appendAhead(ctx, s.bound(), userText(prompt)); err != nil {
 			return err
 		}
@@ -153,6 +156,12 @@ func (s *session) loop(ctx context.Context) error {
 			// Mail that came while the model wrote its last word is the
 			// person's next turn, not something to drop.
 			if more, err := s.deliverMail(ctx); err != nil || more {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			if more, err := s.stopHooks(ctx); err != nil || more {
 				if err != nil {
 					return err
 				}

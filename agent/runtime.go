@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/flower-run/flower/hook"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/permission"
 	"github.com/flower-run/flower/resilience"
@@ -69,6 +70,16 @@ type Options struct {
 	// Sources offer tools known only once they start (MCP servers); their
 	// tools join the registry at every model call (refreshTools).
 	Sources []tool.Source
+	// Hooks are the project's Claude Code hooks (package hook), run at
+	// their events; nil runs none. A PreToolUse decision is durable
+	// before its call runs (hooks.go).
+	Hooks *hook.Runner
+	// RuleOrigin names the file a permission rule came from, for the
+	// message of a call it decided; nil says flower.yaml.
+	RuleOrigin func(rule string) string
+	// Subagents are the named subagents the Task tool offers (its
+	// subagent_type); none offers only the general one.
+	Subagents []Subagent
 }
 
 // Runtime runs agents against one workspace and one store.
@@ -91,6 +102,9 @@ type Runtime struct {
 	shells    *builtin.Shells // Bash's background commands; stopped when a top-level run ends
 	perms     *permission.Rules
 	asker     PermissionAsker
+	hooks     *hook.Runner
+	origin    func(string) string
+	subagents []Subagent
 
 	grantMu sync.Mutex      // guards grants, runID
 	grants  map[string]bool // ask rules the person allowed for this run (grants.go)
@@ -121,7 +135,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
 		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, secrets: opts.Secrets, sources: opts.Sources, interrupt: make(chan string, 1),
-		perms: opts.Permissions, asker: opts.Asker,
+		perms: opts.Permissions, asker: opts.Asker, hooks: opts.Hooks, origin: opts.RuleOrigin, subagents: opts.Subagents,
 		project: opts.Instructions, mail: opts.Mail, mailTool: opts.MailTool}
 	if r.now == nil {
 		r.now = time.Now

@@ -49,6 +49,9 @@ type session struct {
 	// project is the project's standing instructions, read when the Run
 	// started (see Options.Instructions).
 	project string
+	// stopHookActive: a Stop hook has already kept this run going (the
+	// hook's stop_hook_active).
+	stopHookActive bool
 }
 
 // open loads the session to continue, forks it, or starts a new one.

@@ -22,14 +22,15 @@ const subagentInstructions = `You are a subagent: another agent delegated one ta
 // continues its own session instead of starting over.
 type taskTool struct{ rt *Runtime }
 
-func (*taskTool) Name() string            { return "Task" }
-func (*taskTool) Description() string     { return tool.TaskDescription }
-func (*taskTool) Schema() json.RawMessage { return tool.TaskSchema }
-func (*taskTool) Class() tool.Class       { return tool.Effect }
+func (*taskTool) Name() string              { return "Task" }
+func (t *taskTool) Description() string     { return t.description() }
+func (t *taskTool) Schema() json.RawMessage { return t.schema() }
+func (*taskTool) Class() tool.Class         { return tool.Effect }
 
 type taskInput struct {
 	Description string `json:"description"`
 	Prompt      string `json:"prompt"`
+	Type        string `json:"subagent_type"` // a named subagent (subagents.go)
 }
 
 func (t *taskTool) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
@@ -44,6 +45,11 @@ func (t *taskTool) Run(ctx context.Context, input json.RawMessage) (tool.Result,
 	parent := call.s
 	spec := Spec{Name: parent.spec.Name + "/task", Model: parent.spec.Model,
 		Instructions: subagentInstructions, Tools: childTools(parent), MaxTurns: parent.spec.MaxTurns}
+	if in.Type != "" {
+		if err := t.named(&spec, in.Type); err != nil {
+			return tool.Errorf("Task: %v.", err), nil
+		}
+	}
 	if parent.spec.MaxBudget > 0 {
 		// A child's MaxBudget of 0 or less would mean no limit at all.
 		spec.MaxBudget = parent.spec.MaxBudget - parent.res.Cost

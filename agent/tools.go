@@ -103,6 +103,9 @@ const exhaustedText = "[flower] This %s call (%s) was started %d times and never
 // abandons the run.
 func (s *session) resolve(ctx context.Context, c resume.Call) (store.Op, error) {
 	u := c.Use
+	if op, ok := s.blocked(u); ok {
+		return op, nil
+	}
 	policy := s.rt.policies.For(s.step, u.Name)
 	c.Idempotent = s.idempotent(u.Name)
 	action := resume.Decide(c, policy)
@@ -187,6 +190,7 @@ func (s *session) runTool(ctx context.Context, c resume.Call) (op store.Op, err 
 	default:
 		op.Content, op.IsError = res.Content, res.IsError
 	}
+	s.postToolUse(ctx, u, &op)
 	op.Content = s.rt.secrets.Redact(op.Content) // before it is stored, shown or sent
 	return op, nil
 }

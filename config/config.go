@@ -50,6 +50,11 @@ type Config struct {
 	Models      map[string]ModelPrice `yaml:"models"`
 	Model       ModelSettings         `yaml:"model"`
 	MCP         MCP                   `yaml:"mcp"` // config/mcp.go
+	// Claude is what the Claude Code settings files say (config/claude.go):
+	// Load reads them, and PermissionRules and SandboxConfig merge them in.
+	Claude ClaudeSettings `yaml:"-"`
+	// Subagents are Claude Code's .claude/agents/*.md (subagents.go).
+	Subagents []Subagent `yaml:"-"`
 }
 
 // Resume holds the policies for ambiguous ops, from the most specific
@@ -102,7 +107,8 @@ func policies(m map[string]Policy) map[string]resume.Policy {
 // Load reads the user-level config.yaml (see UserFile), then the
 // workspace's flower.yaml over it: a key the workspace sets wins, a key
 // it leaves out keeps the user's value (R10.2). Both files are optional;
-// without either, Load gives Defaults and no error.
+// without either, Load gives Defaults and no error. Claude Code's settings
+// files are read too, into Config.Claude (see LoadClaude).
 func Load(workspace string) (Config, error) {
 	cfg := Defaults()
 	for _, name := range []string{UserFile(), filepath.Join(workspace, FileName)} {
@@ -119,6 +125,14 @@ func Load(workspace string) (Config, error) {
 		if cfg, err = parseOver(cfg, name, data); err != nil {
 			return Config{}, err
 		}
+	}
+	claude, err := LoadClaude(workspace)
+	if err != nil {
+		return Config{}, err
+	}
+	cfg.Claude = claude
+	if cfg.Subagents, err = LoadSubagents(workspace); err != nil {
+		return Config{}, err
 	}
 	return cfg, nil
 }

@@ -168,7 +168,9 @@ func keysOf(t reflect.Type) []string {
 	}
 	var keys []string
 	for f := range t.Fields() {
-		keys = append(keys, f.Tag.Get("yaml"))
+		if k := f.Tag.Get("yaml"); k != "-" { // not from YAML (Config.Claude)
+			keys = append(keys, k)
+		}
 	}
 	return keys
 }

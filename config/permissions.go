@@ -37,11 +37,22 @@ func (r *PermissionRule) UnmarshalYAML(node ast.Node) error {
 func quote(s string) string { return `"` + s + `"` }
 
 // PermissionRules are the rules as the runtime takes them, bound to the
-// workspace. Every rule was checked while decoding, so the error is only
-// a guard.
+// workspace: flower.yaml's and the Claude Code settings files' in one set,
+// where a deny rule wins wherever it comes from. Every rule was checked
+// while decoding, so the error is only a guard.
 func (c Config) PermissionRules(workspace string) (*permission.Rules, error) {
-	p := c.Permissions
-	return permission.New(workspace, strs(p.Allow), strs(p.Ask), strs(p.Deny))
+	p, cl := c.Permissions, c.Claude
+	return permission.New(workspace, append(strs(p.Allow), cl.Allow...),
+		append(strs(p.Ask), cl.Ask...), append(strs(p.Deny), cl.Deny...))
+}
+
+// RuleOrigin names the file a permission rule came from, for the message
+// of a call it denied or asked about.
+func (c Config) RuleOrigin(rule string) string {
+	if f, ok := c.Claude.Origin[rule]; ok {
+		return f
+	}
+	return FileName
 }
 
 func strs(rs []PermissionRule) []string {

@@ -72,5 +72,6 @@ func (c Config) SandboxConfig(workspace string) sandbox.Config {
 		}
 		out.Writable = append(out.Writable, filepath.Clean(w))
 	}
+	out.Writable = append(out.Writable, c.Claude.AdditionalDirectories...)
 	return out
 }

@@ -151,6 +151,10 @@ func (w *walker) see(e *store.Entry) error {
 		w.interrupted, w.note = true, e.Text
 	case store.KindHandoff:
 		w.handoff = e
+	case store.KindHook: // the session reads it (a call's hook decision); no effect on the plan
+		if e.Op == nil {
+			return fmt.Errorf("%w: a hook decision without an op", ErrMalformed)
+		}
 	default:
 		return ErrUnknownKind
 	}

@@ -48,6 +48,12 @@ const (
 	// ambiguous op (its Op is the intent's): re-executions are counted in
 	// the store, so R5.7's bound holds across any number of crashes.
 	KindAttempt Kind = "op_attempt"
+	// KindHook records what a project's PreToolUse hooks decided about a
+	// call (package hook), durable before the call runs: Op.ID is the
+	// call's, Text the permission decision (allow, ask, deny or ""),
+	// Op.Denied a block and Op.Content its reason. A resumed call reuses
+	// it, so no hook runs twice for one call (issue 21).
+	KindHook Kind = "hook_decision"
 )
 
 // Entry is one record of a session. Entries are never rewritten.

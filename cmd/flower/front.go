@@ -48,7 +48,8 @@ func terminal(out io.Writer, stdin io.Reader) frontEnd {
 	return frontEnd{sink: t.Sink,
 		attach: func(ctx context.Context, run wakeRun) (func(), error) {
 			return t.Attach(ctx, term.Wake{Channel: run.ch, Interrupt: run.rt.Interrupt, Oracle: run.oracle.Ask,
-				Cost: run.rt.TotalCost, Number: run.wake, Workspace: run.ws, StartOver: run.startOver}), nil
+				Cost: run.rt.TotalCost, Number: run.wake, Workspace: run.ws, StartOver: run.startOver,
+				Slash: func(line string) (string, bool) { return terminalSlash(run.rt.Workspace(), line) }}), nil
 		},
 		firstCtrlC: func(_ *agent.Runtime, w io.Writer) bool { return t.FirstCtrlC(w) },
 	}

@@ -22,21 +22,21 @@ func userFile(t *testing.T, dir, name, text string) {
 	}
 }
 
-// TestProjectInstructions: AGENTS.md at the root and the user's own
-// AGENTS.md reach every step's system prompt, the banner names them, and
-// an edit reaches the next run (R10.2).
+// TestProjectInstructions: AGENTS.md and CLAUDE.md at the root (both,
+// issue 21) and the user's own AGENTS.md reach every step's system prompt,
+// the banner names them, and an edit reaches the next run (R10.2).
 func TestProjectInstructions(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	userFile(t, dir, "AGENTS.md", "USER-RULE: answer briefly\n")
-	os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("CLAUDE-RULE: ignored while AGENTS.md exists\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("CLAUDE-RULE: read beside AGENTS.md\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("PROJECT-RULE: run the tests\n"), 0o644)
 	srv, env := fakeModel(t)
 	r := runFlower(t, dir, env, args(testTask)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "instructions: ~/.config/flower/AGENTS.md, AGENTS.md") {
+	if !strings.Contains(r.stdout, "instructions: ~/.config/flower/AGENTS.md, AGENTS.md, CLAUDE.md") {
 		t.Errorf("the banner does not name the instruction files:\n%s", r.stdout)
 	}
 	reqs := srv.Requests()
@@ -46,12 +46,12 @@ func TestProjectInstructions(t *testing.T) {
 		}
 	}
 	for _, req := range reqs {
-		if !strings.Contains(req.System, "USER-RULE") || !strings.Contains(req.System, "PROJECT-RULE") || strings.Contains(req.System, "CLAUDE-RULE") {
+		if !strings.Contains(req.System, "USER-RULE") || !strings.Contains(req.System, "PROJECT-RULE") || !strings.Contains(req.System, "CLAUDE-RULE") {
 			t.Fatalf("request %d (%s) system prompt:\n%s", req.N, stepOf(req.System), req.System)
 		}
 	}
 
-	// Re-read at each start: without AGENTS.md, CLAUDE.md applies.
+	// Re-read at each start: without AGENTS.md, CLAUDE.md alone applies.
 	os.Remove(filepath.Join(dir, "AGENTS.md"))
 	once := modeltest.NewAnthropic(modeltest.Script(modeltest.Turn{Text: "ok"}))
 	defer once.Close()

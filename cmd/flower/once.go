@@ -58,6 +58,9 @@ next message boundary; a second Ctrl-C exits at once).`,
 			if err != nil {
 				return err
 			}
+			if prompt, err = slashPrompt(g, prompt); err != nil {
+				return err
+			}
 			if prompt == "" && f.resume == "" {
 				return usageErr(`once needs a PROMPT, e.g. flower once "create hello.txt"`)
 			}

@@ -69,6 +69,10 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 			if err := notACommand(cmd, phrase); err != nil {
 				return err
 			}
+			phrase, err := slashPrompt(g, phrase)
+			if err != nil {
+				return err
+			}
 			if f.reset {
 				return reset(cmd.Context(), g, f.yes, cmd.InOrStdin(), cmd.OutOrStdout())
 			}

@@ -45,9 +45,11 @@ func runStatus(g *globals, out io.Writer) error {
 	if !st.Waking && len(st.Steps) == 0 && len(inFlight) == 0 {
 		fmt.Fprintf(out, "nothing to continue in %s: start with flower \"describe the task\"%s\n", tilde(ws), v1Hint(g.runDir))
 		fmt.Fprintf(out, "state      %s\n", stateDir(g.runDir))
+		printFilesRead(out, ws)
 		return nil
 	}
 	fmt.Fprintf(out, "workspace  %s\nstate      %s\nwakes      %d\n", tilde(ws), stateDir(g.runDir), st.Woke)
+	printFilesRead(out, ws)
 	if hint := v1Hint(g.runDir); hint != "" {
 		fmt.Fprintf(out, "note       %s\n", strings.Trim(hint, " ()"))
 	}

@@ -40,6 +40,17 @@ func command(line string, cmds Commands) {
 	}
 }
 
+// builtinCommand reports whether line is one of the reader's own
+// commands, which a project's slash command of that name does not hide.
+func builtinCommand(line string) bool {
+	name, _, _ := strings.Cut(line, " ")
+	switch name {
+	case "/help", "/?", "/status", "/new", "/exit", "/quit":
+		return true
+	}
+	return false
+}
+
 func run(f func(), cmds Commands) {
 	if f == nil {
 		cmds.say("  not available here")

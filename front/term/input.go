@@ -29,6 +29,10 @@ type Commands struct {
 	// message boundary). Nil: the command says it is not available.
 	Status func()
 	Exit   func()
+	// Slash, when set, turns a line "/name args" naming one of the
+	// project's slash commands (.claude/commands) into its prompt, which is
+	// then sent as a typed line would be; ok false leaves it a command.
+	Slash func(line string) (prompt string, ok bool)
 	// Say shows the reader's own replies (help, hints); nil drops them.
 	Say func(text string)
 	// Offer, when set, remembers the line sent last, so that a question
@@ -79,8 +83,18 @@ func handleLine(line string, ch Channel, cmds Commands) {
 	// after a Ctrl-C must stop, not be told to the agent.
 	switch {
 	case strings.HasPrefix(line, "/") && !strings.HasPrefix(line, "//"):
-		command(line, cmds)
-		return
+		prompt, ok := "", false
+		if cmds.Slash != nil && !builtinCommand(line) {
+			prompt, ok = cmds.Slash(line)
+		}
+		if !ok {
+			command(line, cmds)
+			return
+		}
+		line = prompt
+		if strings.HasPrefix(line, "//") {
+			line = "/" + line // kept whole by the "//x" rule below
+		}
 	case isBareExit(line):
 		cmds.say(exitHint)
 		return

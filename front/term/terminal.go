@@ -25,6 +25,8 @@ type Wake struct {
 	Number    int            // this wake's number
 	Workspace string         // as shown
 	StartOver func()         // /new: stop, then archive the thread
+	// Slash expands a line naming a project's slash command (Commands.Slash).
+	Slash func(line string) (string, bool)
 }
 
 // Terminal is the terminal front end of a wake: the renderer prints the
@@ -71,7 +73,7 @@ func (t *Terminal) Attach(ctx context.Context, w Wake) (detach func()) {
 	go func() {
 		defer t.reading.Store(false)
 		ReadInput(ctx, t.stdin, w.Channel, Commands{Oracle: func(q string) { a.goAsk(ctx, w.Oracle, q, t.r.Render) },
-			New: w.StartOver, Note: note, Say: t.say, Offer: t.offer,
+			New: w.StartOver, Note: note, Say: t.say, Offer: t.offer, Slash: w.Slash,
 			Status: func() {
 				t.say(fmt.Sprintf("  wake %d in %s · $%.4f for the steps done so far · %d question(s) waiting · /help lists the commands",
 					w.Number, w.Workspace, w.Cost(), len(w.Channel.Pending())))
