@@ -71,7 +71,7 @@ func (h *Host) toolEnv() *builtin.Env {
 	if err != nil {
 		abs = h.runDir
 	}
-	return &builtin.Env{Workspace: h.ws, Forbidden: []string{abs}, Sandbox: h.box}
+	return &builtin.Env{Workspace: h.ws, Forbidden: []string{abs}, Sandbox: h.box, Hidden: h.rules.Hides}
 }
 
 // Secrets are the values flower scrubs: its keys and token from the

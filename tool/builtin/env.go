@@ -29,6 +29,11 @@ type Env struct {
 	// Forbidden are directories file tools never read, list or write,
 	// whatever AllowOutside says: flower's run dir (issue 10).
 	Forbidden []string
+	// Hidden, when set, names the files Grep and Glob leave out of their
+	// results, by absolute path: those the Read rules deny or ask for
+	// (permission.Rules.Hides), so a search never shows what a Read
+	// would not (issue 20 item 5).
+	Hidden func(path string) bool
 	// BashTimeout applies when a call names none; BashMaxTimeout caps
 	// what a call may ask for.
 	BashTimeout, BashMaxTimeout time.Duration
