@@ -71,7 +71,8 @@ func (h *Host) toolEnv() *builtin.Env {
 	if err != nil {
 		abs = h.runDir
 	}
-	return &builtin.Env{Workspace: h.ws, Forbidden: []string{abs}, Sandbox: h.box, Hidden: h.rules.Hides}
+	return &builtin.Env{Workspace: h.ws, Forbidden: []string{abs}, Sandbox: h.box, Hidden: h.rules.Hides,
+		Environ: h.cfg.Env.Policy().Environ(os.Environ())}
 }
 
 // Secrets are the values flower scrubs: its keys and token from the
@@ -79,9 +80,16 @@ func (h *Host) toolEnv() *builtin.Env {
 // extra. It also hardens this process against processes of the same user
 // (sandbox.Harden: those variables blanked in /proc/<flower>/environ, no
 // ptrace).
+//
+// The credentials of flower's environment (tool.HeldSecrets: FLOWER_STORE,
+// a DATABASE_URL with a password, a GITHUB_TOKEN...), which no tool gets
+// (tool.EnvPolicy), are scrubbed and blanked too (issue 20 item 4).
 func Secrets(cfg config.Config, extra ...string) *tool.Secrets {
-	_ = sandbox.Harden(append(slices.Clone(tool.SecretEnv), cfg.Sandbox.Secrets...)) // best effort
-	return tool.NewSecrets(append(tool.SecretValues(os.Getenv, cfg.Sandbox.Secrets...), extra...)...)
+	held, values := tool.HeldSecrets(os.Environ())
+	names := append(append(slices.Clone(tool.SecretEnv), cfg.Sandbox.Secrets...), held...)
+	_ = sandbox.Harden(names) // best effort
+	values = append(append(tool.SecretValues(os.Getenv, cfg.Sandbox.Secrets...), values...), extra...)
+	return tool.NewSecrets(values...)
 }
 
 // Redacting scrubs sec from the text of every event before sink sees it:
@@ -113,7 +121,7 @@ func (h *Host) mcpServers() ([]tool.Source, error) {
 	}
 	var mu sync.Mutex // serializes lines from servers starting concurrently
 	out := h.notice()
-	set := mcp.New(servers, mcp.Options{Workspace: h.ws, Contain: mcpContain(h.box), Report: func(line string) {
+	set := mcp.New(servers, mcp.Options{Workspace: h.ws, Contain: mcpContain(h.box), Env: h.cfg.Env.Policy().Environ(os.Environ()), Report: func(line string) {
 		mu.Lock()
 		defer mu.Unlock()
 		fmt.Fprintln(out, line)

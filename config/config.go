@@ -50,6 +50,7 @@ type Config struct {
 	Models      map[string]ModelPrice `yaml:"models"`
 	Model       ModelSettings         `yaml:"model"`
 	MCP         MCP                   `yaml:"mcp"` // config/mcp.go
+	Env         Env                   `yaml:"env"` // config/env.go
 }
 
 // Resume holds the policies for ambiguous ops, from the most specific
@@ -157,6 +158,9 @@ func parseOver(base Config, name string, data []byte) (Config, error) {
 		return Config{}, describe(name, body, err)
 	}
 	if err := cfg.checkContain(name); err != nil {
+		return Config{}, err
+	}
+	if err := cfg.checkEnv(name); err != nil {
 		return Config{}, err
 	}
 	return cfg, nil

@@ -34,6 +34,9 @@ type Env struct {
 	// (permission.Rules.Hides), so a search never shows what a Read
 	// would not (issue 20 item 5).
 	Hidden func(path string) bool
+	// Environ is the environment of Bash's processes; nil: flower's own
+	// through tool.EnvPolicy{} (the base allow list, no credential).
+	Environ []string
 	// BashTimeout applies when a call names none; BashMaxTimeout caps
 	// what a call may ask for.
 	BashTimeout, BashMaxTimeout time.Duration

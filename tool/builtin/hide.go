@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/flower-run/flower/tool"
 )
 
 // hides reports whether Grep and Glob leave the file at p out (Env.Hidden).
@@ -33,4 +35,12 @@ func expandHome(p string) string {
 		return p
 	}
 	return filepath.Join(home, rest)
+}
+
+// environ is the environment of a Bash process (Env.Environ).
+func (e Env) environ() []string {
+	if e.Environ != nil {
+		return e.Environ
+	}
+	return tool.EnvPolicy{}.Environ(os.Environ())
 }
