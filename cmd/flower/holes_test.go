@@ -88,3 +88,30 @@ func TestToolEnvironmentIsAnAllowList(t *testing.T) {
 		}
 	}
 }
+
+// TestSubmitRefusesBadWorkspaces (issue 20 item 6): flower submit refuses
+// /, the state directory and a missing directory with one line, before it
+// touches the database (none listens here), and creates nothing.
+func TestSubmitRefusesBadWorkspaces(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	if err := os.MkdirAll(filepath.Join(state, "flower", "projects"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"XDG_STATE_HOME=" + state, "FLOWER_STORE=postgres://nobody@127.0.0.1:1/none"}
+	for ws, want := range map[string]string{
+		"/":                               "the filesystem root",
+		filepath.Join(state, "flower"):    "flower's state directory",
+		filepath.Join(dir, "nonexistent"): "not a directory",
+	} {
+		r := runFlower(t, dir, env, "submit", "--workspace", ws, "do it")
+		line := strings.TrimSpace(r.stderr)
+		if r.code != exitUsage || !strings.Contains(line, want) || strings.Contains(line, "\n") {
+			t.Errorf("submit --workspace %s: exit %d, stderr %q; want usage and one line with %q", ws, r.code, r.stderr, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nonexistent")); err == nil {
+		t.Error("submit created the missing workspace")
+	}
+}
