@@ -26,8 +26,13 @@ import (
 
 // LoadConfig reads flower.yaml (over the user's config) and declares the
 // models it describes, so their prices and windows count (a budget on a
-// local model). A bad file is a *UsageError naming it.
+// local model). A bad file is a *UsageError naming it, and so is a
+// workspace config a person has not approved since it changed
+// (ConfirmConfig, unattended: approve.go).
 func LoadConfig(ws string) (config.Config, error) {
+	if err := ConfirmConfig(ws, nil); err != nil {
+		return config.Config{}, err
+	}
 	cfg, err := config.Load(ws)
 	if err != nil {
 		return cfg, &UsageError{Err: err}
@@ -71,7 +76,11 @@ func (h *Host) toolEnv() *builtin.Env {
 	if err != nil {
 		abs = h.runDir
 	}
-	return &builtin.Env{Workspace: h.ws, Forbidden: []string{abs}, Sandbox: h.box, Hidden: h.rules.Hides,
+	forbidden := []string{abs}
+	if dir, err := ApprovedDir(); err == nil {
+		forbidden = append(forbidden, dir) // what a person approved, for ConfirmConfig
+	}
+	return &builtin.Env{Workspace: h.ws, Forbidden: forbidden, Sandbox: h.box, Hidden: h.rules.Hides,
 		Environ: h.cfg.Env.Policy().Environ(os.Environ())}
 }
 
