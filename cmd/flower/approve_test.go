@@ -12,6 +12,8 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/flower-run/flower"
+
 	"github.com/flower-run/flower/model/modeltest"
 )
 
@@ -91,5 +93,20 @@ func TestAgentCannotChangeItsConfig(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "T")); err != nil {
 		t.Error("the approved config (no deny rule) was not applied")
+	}
+}
+
+// personApproves stands for a person's flower allow after a test edits
+// its workspace's config between runs (TestAgentCannotChangeItsConfig
+// runs the real one at a terminal): it forgets the approval, so the next
+// start is a first start and approves what is there.
+func personApproves(t *testing.T, ws string) {
+	t.Helper()
+	rd, err := flower.DefaultRunDir(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(stateRoot, "flower", "approved", filepath.Base(rd)+".json")); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
 	}
 }
