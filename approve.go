@@ -163,6 +163,12 @@ func record(path, ws string, files map[string]*string) error {
 	if err == nil {
 		err = os.Rename(tmp.Name(), path)
 	}
+	if err == nil { // the rename itself durable (DESIGN §3)
+		if d, derr := os.Open(filepath.Dir(path)); derr == nil {
+			err = d.Sync()
+			d.Close()
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("record the approved config: %w", err)
 	}
