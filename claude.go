@@ -5,7 +5,6 @@ import (
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/hook"
-	"github.com/flower-run/flower/tool/builtin"
 )
 
 // What a Claude Code project's settings make of a run (issue 21): its
@@ -26,7 +25,7 @@ func (h *Host) hooks() *hook.Runner {
 	if h.cfg.Claude.Hooks.Count() == 0 {
 		return nil
 	}
-	return &hook.Runner{Config: h.cfg.Claude.Hooks, Dir: h.ws, Sandbox: h.box, Env: builtin.ShellEnv}
+	return &hook.Runner{Config: h.cfg.Claude.Hooks, Dir: h.ws, Sandbox: h.box, Env: h.toolEnviron}
 }
 
 // subagents are the settings' .claude/agents as the Task tool takes them.

@@ -3,6 +3,7 @@ package flower
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,8 +27,13 @@ import (
 
 // LoadConfig reads flower.yaml (over the user's config) and declares the
 // models it describes, so their prices and windows count (a budget on a
-// local model). A bad file is a *UsageError naming it.
+// local model). A bad file is a *UsageError naming it, and so is a
+// workspace config a person has not approved since it changed
+// (ConfirmConfig, unattended: approve.go).
 func LoadConfig(ws string) (config.Config, error) {
+	if err := ConfirmConfig(ws, nil); err != nil {
+		return config.Config{}, err
+	}
 	cfg, err := config.Load(ws)
 	if err != nil {
 		return cfg, &UsageError{Err: err}
@@ -71,7 +77,32 @@ func (h *Host) toolEnv() *builtin.Env {
 	if err != nil {
 		abs = h.runDir
 	}
-	return &builtin.Env{Workspace: h.ws, Forbidden: []string{abs}, Sandbox: h.box, Protected: h.box.Protected()}
+	forbidden := []string{abs}
+	if dir, err := ApprovedDir(); err == nil {
+		forbidden = append(forbidden, dir) // what a person approved, for ConfirmConfig
+	}
+	return &builtin.Env{Workspace: h.ws, Forbidden: forbidden, Sandbox: h.box, Protected: h.box.Protected(),
+		Hidden: h.rules.Hides, Environ: h.toolEnviron()}
+}
+
+// toolEnviron is the environment of every process run for the agent (Bash,
+// hooks): the allow list of flower.yaml's env, with its set and then the
+// Claude Code settings' env added; withheld names never pass (issue 20, 21).
+func (h *Host) toolEnviron() []string {
+	p := h.cfg.Env.Policy()
+	if len(h.cfg.Claude.Env) > 0 {
+		set := maps.Clone(p.Set)
+		if set == nil {
+			set = map[string]string{}
+		}
+		for k, v := range h.cfg.Claude.Env {
+			if _, ok := set[k]; !ok { // flower.yaml's env.set wins
+				set[k] = v
+			}
+		}
+		p.Set = set
+	}
+	return p.Environ(os.Environ())
 }
 
 // sandboxConfig is flower.yaml's sandbox with flower's state hidden from
@@ -93,9 +124,16 @@ func (h *Host) sandboxConfig() sandbox.Config {
 // extra. It also hardens this process against processes of the same user
 // (sandbox.Harden: those variables blanked in /proc/<flower>/environ, no
 // ptrace).
+//
+// The credentials of flower's environment (tool.HeldSecrets: FLOWER_STORE,
+// a DATABASE_URL with a password, a GITHUB_TOKEN...), which no tool gets
+// (tool.EnvPolicy), are scrubbed and blanked too (issue 20 item 4).
 func Secrets(cfg config.Config, extra ...string) *tool.Secrets {
-	_ = sandbox.Harden(append(slices.Clone(tool.SecretEnv), cfg.Sandbox.Secrets...)) // best effort
-	return tool.NewSecrets(append(tool.SecretValues(os.Getenv, cfg.Sandbox.Secrets...), extra...)...)
+	held, values := tool.HeldSecrets(os.Environ())
+	names := append(append(slices.Clone(tool.SecretEnv), cfg.Sandbox.Secrets...), held...)
+	_ = sandbox.Harden(names) // best effort
+	values = append(append(tool.SecretValues(os.Getenv, cfg.Sandbox.Secrets...), values...), extra...)
+	return tool.NewSecrets(values...)
 }
 
 // Redacting scrubs sec from the text of every event before sink sees it:
@@ -127,7 +165,7 @@ func (h *Host) mcpServers() ([]tool.Source, error) {
 	}
 	var mu sync.Mutex // serializes lines from servers starting concurrently
 	out := h.notice()
-	set := mcp.New(servers, mcp.Options{Workspace: h.ws, Contain: mcpContain(h.box), Report: func(line string) {
+	set := mcp.New(servers, mcp.Options{Workspace: h.ws, Contain: mcpContain(h.box), Env: h.cfg.Env.Policy().Environ(os.Environ()), Report: func(line string) {
 		mu.Lock()
 		defer mu.Unlock()
 		fmt.Fprintln(out, line)

@@ -72,6 +72,9 @@ func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok
 	if d.Unlisted {
 		why = "is not one the allow rules list for " + u.Name
 	}
+	if d.Why != "" {
+		why = "cannot be checked against the rules: " + d.Why
+	}
 	if s.rt.asker == nil {
 		op.Content = fmt.Sprintf(unattendedText, u.Name, why, "there is no one to ask")
 		return op, false, nil
@@ -111,6 +114,9 @@ func (r *Runtime) originOf(rule string) string {
 // askReason says why a call is asked: its ask rule, or the allow rules of
 // its tool that do not cover it.
 func askReason(d permission.Decision) string {
+	if d.Why != "" {
+		return "no rule can be checked against it: " + d.Why
+	}
 	if d.Unlisted {
 		return "no allow rule covers it"
 	}

@@ -55,6 +55,7 @@ type Config struct {
 	Claude ClaudeSettings `yaml:"-"`
 	// Subagents are Claude Code's .claude/agents/*.md (subagents.go).
 	Subagents []Subagent `yaml:"-"`
+	Env       Env        `yaml:"env"` // config/env.go
 }
 
 // Resume holds the policies for ambiguous ops, from the most specific
@@ -171,6 +172,9 @@ func parseOver(base Config, name string, data []byte) (Config, error) {
 		return Config{}, describe(name, body, err)
 	}
 	if err := cfg.checkContain(name); err != nil {
+		return Config{}, err
+	}
+	if err := cfg.checkEnv(name); err != nil {
 		return Config{}, err
 	}
 	return cfg, nil

@@ -113,7 +113,7 @@ func TestParseErrors(t *testing.T) {
 		{"misspelt resume key", "resume:\n  per_tools:\n    Bash: retry\n",
 			"flower.yaml:2:3: resume.per_tools: unknown key (use default, per_step or per_tool)"},
 		{"misspelt top-level key", "resumes:\n  default: retry\n",
-			"flower.yaml:1:1: resumes: unknown key (use resume, timeout, max_turns, max_asks, rounds, budget, sandbox, permissions, models, model or mcp)"},
+			"flower.yaml:1:1: resumes: unknown key (use resume, timeout, max_turns, max_asks, rounds, budget, sandbox, permissions, models, model, mcp or env)"},
 		{"unknown key in a flow mapping", "resume: {default: skip, retries: 3}\n",
 			"flower.yaml:1:25: resume.retries: unknown key (use default, per_step or per_tool)"},
 		{"policy is a number", "resume:\n  default: 3\n",

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -269,7 +270,10 @@ func (s *server) expandStdio() (command string, args, env []string, err error) {
 		}
 		args = append(args, v)
 	}
-	env = baseEnv(getenv)
+	env = slices.Clone(s.opts.Env)
+	if s.opts.Env == nil {
+		env = baseEnv(getenv)
+	}
 	for k, v := range s.cfg.Env {
 		if v, err = expand(v, getenv); err != nil {
 			return "", nil, nil, fmt.Errorf("env %s: %w", k, err)

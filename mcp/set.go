@@ -22,6 +22,10 @@ type Options struct {
 	// Getenv reads ${VAR} in the config and PATH/HOME for servers;
 	// default os.Getenv.
 	Getenv func(string) string
+	// Env is the environment a stdio server starts from, before its own
+	// env: flower's through flower.yaml's env policy (tool.EnvPolicy).
+	// Nil: PATH, HOME, LANG and TMPDIR from Getenv.
+	Env []string
 	// Report receives lines for the person: the servers and their tool
 	// counts once they started, a server that failed or died. Default:
 	// nothing.

@@ -150,7 +150,7 @@ func (o *Oracle) open() error {
 	// The run dir is out of its tools' reach, as it is of the run's.
 	rt, err := agent.New(agent.Options{Workspace: o.opts.Workspace, Provider: o.opts.Provider,
 		Store: s, Retry: o.opts.Retry, Secrets: o.opts.Secrets, Permissions: o.opts.Permissions,
-		ToolEnv: &builtin.Env{Workspace: o.opts.Workspace, Forbidden: []string{o.opts.RunDir}}})
+		ToolEnv: &builtin.Env{Workspace: o.opts.Workspace, Forbidden: []string{o.opts.RunDir}, Hidden: o.opts.Permissions.Hides}})
 	if err != nil {
 		s.Close()
 		return err

@@ -15,13 +15,22 @@
 //     git push" is two commands, and so are pipelines, subshells, $(...)
 //     and the string of bash -c or eval; leading VAR=value assignments and
 //     the wrappers timeout, nice, nohup, time, env, command, exec and sudo
-//     are skipped. One denied part denies the call.
+//     are skipped. One denied part denies the call. A line whose commands
+//     cannot be read off its text (arithmetic on variables, ${x@P},
+//     ${!x}, eval, source, trap, a shell reading a here-document or a
+//     pipe, $(...), a command name that is a variable) is never covered
+//     by allow rules: when any rule names Bash it is asked (dynamic.go).
+//     The files a line names literally (arguments, < and > redirections)
+//     meet the Read and Edit/Write rules: cat .env meets Read(.env).
 //   - Read(path), Edit(path) and Write(path) take gitignore-style globs:
 //     "/x" and "x/y" are relative to the workspace, "//x" is absolute,
 //     "~/x" is in the home directory, and a pattern without a slash
 //     (".env", "*.pem") matches that name in any directory. Edit and Write
 //     rules both apply to the Edit and Write tools; Read rules apply to
-//     Read, Glob and Grep (whose search root is their path).
+//     Read, Glob and Grep (whose search root is their path), and Grep and
+//     Glob leave out of their results every file a Read of which would
+//     not run without asking (Rules.Hides). A path given to a tool as ~/x
+//     or $HOME/x is read as in the home directory.
 //   - WebFetch(domain:example.com) matches that host and its subdomains;
 //     the domain may hold * (domain:*).
 //   - A name alone matches every call of that tool; mcp__server matches

@@ -59,6 +59,9 @@ type Decision struct {
 	// of this exact call, so "allow for this run" allows it again, not
 	// the whole tool.
 	Unlisted bool
+	// Why says, for a Bash line asked because its commands cannot be
+	// determined from its text, what hides them (Unlisted is true).
+	Why string
 }
 
 // Check decides a call of tool with input (the model's JSON): the first
@@ -69,7 +72,10 @@ func (r *Rules) Check(tool string, input json.RawMessage) Decision {
 	if r.Empty() {
 		return Decision{Action: Allow}
 	}
-	c := r.call(tool, input)
+	return r.decide(r.call(tool, input), input)
+}
+
+func (r *Rules) decide(c call, input json.RawMessage) Decision {
 	for _, rule := range r.deny {
 		if c.matches(rule) {
 			return Decision{Action: Deny, Rule: rule.Text}
@@ -84,15 +90,55 @@ func (r *Rules) Check(tool string, input json.RawMessage) Decision {
 	if len(asks) > 0 {
 		return Decision{Action: Ask, Rule: asks[0], Asks: asks}
 	}
+	key := []string{"call " + c.tool + " " + string(input)}
+	if c.dynamic != "" && r.namesBash() {
+		return Decision{Action: Ask, Unlisted: true, Asks: key, Why: c.dynamic}
+	}
 	if rule, ok := r.allowedBy(c); ok {
 		return Decision{Action: Allow, Rule: rule}
 	}
 	for _, rule := range r.allow {
 		if applies(rule, c.tool) {
-			return Decision{Action: Ask, Unlisted: true, Asks: []string{"call " + tool + " " + string(input)}}
+			return Decision{Action: Ask, Unlisted: true, Asks: key}
 		}
 	}
 	return Decision{Action: Allow}
+}
+
+// namesBash reports whether a rule of any list names Bash: then a line
+// whose commands cannot be seen is asked, since no rule can be checked
+// against it.
+func (r *Rules) namesBash() bool {
+	for _, l := range [][]Rule{r.allow, r.ask, r.deny} {
+		for _, rule := range l {
+			if rule.name.MatchString("Bash") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Hides reports whether Grep and Glob must leave the file at path out of
+// their results: a Read of it would not run without asking (issue 20
+// item 5), so neither its name nor its content may reach the model
+// through a search of the directory above it.
+func (r *Rules) Hides(path string) bool {
+	if r.Empty() || !r.rulesRead() {
+		return false
+	}
+	return r.decide(call{tool: "Read", paths: r.resolve(path)}, nil).Action != Allow
+}
+
+func (r *Rules) rulesRead() bool {
+	for _, l := range [][]Rule{r.allow, r.ask, r.deny} {
+		for _, rule := range l {
+			if applies(rule, "Read") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // allowedBy returns the allow rule that covers c. A Bash command line is
@@ -101,7 +147,7 @@ func (r *Rules) Check(tool string, input json.RawMessage) Decision {
 func (r *Rules) allowedBy(c call) (string, bool) {
 	if len(c.commands) <= 1 {
 		for _, rule := range r.allow {
-			if c.matches(rule) {
+			if c.matches(rule) && !(c.tool == "Bash" && rule.kind == pathKind) {
 				return rule.Text, true
 			}
 		}
@@ -127,6 +173,9 @@ func (r *Rules) allowedBy(c call) (string, bool) {
 type call struct {
 	tool     string
 	commands []string // Bash
+	dynamic  string   // Bash: why its commands cannot be seen, if so
+	reads    []string // Bash: the files it names as reads, resolved
+	writes   []string // Bash: the files it names as writes, resolved
 	paths    []string // file tools: the path, and where its symlinks lead
 	host     string   // WebFetch
 }
@@ -143,6 +192,14 @@ func (r *Rules) call(tool string, input json.RawMessage) call {
 	switch tool {
 	case "Bash":
 		c.commands = commands(in.Command)
+		c.dynamic = dynamic(in.Command)
+		reads, writes := shellPaths(in.Command, 0)
+		for _, p := range reads {
+			c.reads = append(c.reads, r.resolve(p)...)
+		}
+		for _, p := range writes {
+			c.writes = append(c.writes, r.resolve(p)...)
+		}
 	case "Read", "Write", "Edit":
 		c.paths = r.resolve(in.FilePath)
 	case "Glob", "Grep":
@@ -162,6 +219,7 @@ func (r *Rules) resolve(p string) []string {
 	if p == "" {
 		p = r.workspace
 	}
+	p = expandHome(p, r.home)
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(r.workspace, p)
 	}
@@ -196,6 +254,9 @@ func applies(rule Rule, tool string) bool {
 }
 
 func (c call) matches(rule Rule) bool {
+	if c.tool == "Bash" && rule.kind == pathKind {
+		return c.bashPaths(rule)
+	}
 	if !applies(rule, c.tool) {
 		return false
 	}
@@ -218,4 +279,22 @@ func (c call) matches(rule Rule) bool {
 		return false
 	}
 	return true
+}
+
+// bashPaths matches a path rule against the files a Bash line names:
+// Read rules its reads, Edit and Write rules its writes.
+func (c call) bashPaths(rule Rule) bool {
+	var paths []string
+	if rule.name.MatchString("Read") {
+		paths = append(paths, c.reads...)
+	}
+	if rule.name.MatchString("Edit") || rule.name.MatchString("Write") {
+		paths = append(paths, c.writes...)
+	}
+	for _, p := range paths {
+		if globMatch(rule.glob, p) {
+			return true
+		}
+	}
+	return false
 }

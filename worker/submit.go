@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/workflow/starter"
 )
@@ -47,6 +48,9 @@ func Submit(ctx context.Context, s store.Store, ws, task string, opts ...SubmitO
 	}
 	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
 		return store.Run{}, invalid(fmt.Sprintf("workspace %s: not a directory: workers need it at this path on a shared filesystem", ws))
+	}
+	if err := flower.CheckWorkspace(ws); err != nil {
+		return store.Run{}, invalid(err.Error())
 	}
 	now := time.Now()
 	r := store.Run{ID: RunID(now), Workspace: ws, Status: store.RunInFlight, Created: now, Updated: now}

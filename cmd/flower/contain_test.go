@@ -135,8 +135,11 @@ func TestSecretsNeverLeave(t *testing.T) {
 	}
 	work := ofStep(srv.Requests(), "work")
 	seen := toolResults(work[1])[0]
-	if !strings.Contains(seen, "MY_SECRET="+"[redacted]") && !strings.Contains(seen, "ermission denied") {
+	if !strings.Contains(seen, "usable=") && !strings.Contains(seen, "ermission denied") {
 		t.Errorf("the Bash call did not run as planned: %q", seen)
+	}
+	if strings.Contains(seen, "MY_SECRET") || strings.Contains(seen, mine) {
+		t.Errorf("MY_SECRET reached Bash (issue 20 item 4: tools get an allow list): %q", seen)
 	}
 	if !strings.Contains(seen, "usable=0") {
 		t.Errorf("a command could still read and use the key from /proc/$PPID/environ: %q", seen)
@@ -263,6 +266,7 @@ func TestBudgetNeedsKnownPrices(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "flower.yaml"), []byte("models:\n  llama3.1: {input_per_mtok: 0, output_per_mtok: 0, window: 32000}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	personApproves(t, dir)
 	if r := runFlower(t, dir, env, cmd...); r.code != 0 {
 		t.Errorf("with prices in flower.yaml: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

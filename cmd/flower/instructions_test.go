@@ -77,6 +77,7 @@ func TestUserConfigDefaults(t *testing.T) {
 		t.Fatalf("user config max_turns 1: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	os.WriteFile(filepath.Join(dir, "flower.yaml"), []byte("max_turns: 10\n"), 0o644)
+	personApproves(t, dir)
 	if r = runFlower(t, dir, nil, "once", "say hello"); r.code != 0 {
 		t.Fatalf("flower.yaml max_turns 10 over the user's 1: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}

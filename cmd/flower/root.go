@@ -104,5 +104,6 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	root.AddCommand(newSessions(g), newVersion())
 	root.AddCommand(newSubmit(g), newWorker(g)) // worker.go (issue 14)
 	root.AddCommand(newMCP(g))                  // mcp.go (issue 13)
+	root.AddCommand(newAllow(g))                // allow.go (issue 20)
 	return root
 }

@@ -41,6 +41,9 @@ type wakeFlags struct {
 // wakeTerminal starts, or continues, the work in this directory (R3.1), on the
 // terminal.
 func wakeTerminal(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, stdin io.Reader) error {
+	if err := confirmAtStart(g, f, stdin, out); err != nil {
+		return err
+	}
 	phrase, err := wakeTask(phrase, f.taskFile, stdin)
 	if err != nil {
 		return err

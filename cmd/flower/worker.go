@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
 	"github.com/flower-run/flower/worker"
@@ -68,6 +69,9 @@ func runSubmit(ctx context.Context, g *globals, task string, askTimeout *float64
 	}
 	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
 		return usageErr("--workspace %s: not a directory: workers need it at this path on a shared filesystem", ws)
+	}
+	if err := flower.CheckWorkspace(ws); err != nil {
+		return usageErr("--%v", err)
 	}
 	db, err := postgres.Open(ctx, u)
 	if err != nil {

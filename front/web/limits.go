@@ -5,25 +5,32 @@ import (
 	"io"
 	"log"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
 )
 
-// Bounds on what clients may hold (issue 10): a client that connects and
-// says nothing, or keeps an idle keep-alive connection, must not pile up
-// file descriptors until the person is locked out of their own run.
-// Whoever has not authenticated costs a connection for HeaderTimeout at
-// most.
+// Bounds on what clients may hold (issues 10 and 20): a client that
+// connects and says nothing, or keeps an idle keep-alive connection, must
+// not pile up file descriptors until the person is locked out of their own
+// run. A connection is unauthenticated until a request on it carries the
+// token; unauthenticated ones have a small pool of their own
+// (UnauthConns: when it is full, the oldest is closed to make room, so a
+// flood of them never keeps the person's next connection waiting) and
+// live HeaderTimeout at most between requests. Authenticated ones hold one
+// of MaxConns slots and stay IdleTimeout between requests. Both flower
+// serve and flower serve --runs serve through this.
 type Limits struct {
-	HeaderTimeout time.Duration // to read a request's headers; 0: 10s
-	IdleTimeout   time.Duration // a keep-alive connection with no request; 0: 60s
-	MaxConns      int           // connections served at once, WebSockets included; 0: 128
+	HeaderTimeout time.Duration // to read a request's headers, and an unauthenticated connection's idle time; 0: 5s
+	IdleTimeout   time.Duration // an authenticated keep-alive connection with no request; 0: 60s
+	MaxConns      int           // authenticated connections at once, WebSockets included; 0: 128
+	UnauthConns   int           // unauthenticated connections at once; 0: 32
 }
 
 func (l Limits) withDefaults() Limits {
 	if l.HeaderTimeout <= 0 {
-		l.HeaderTimeout = 10 * time.Second
+		l.HeaderTimeout = 5 * time.Second
 	}
 	if l.IdleTimeout <= 0 {
 		l.IdleTimeout = 60 * time.Second
@@ -31,42 +38,135 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxConns <= 0 {
 		l.MaxConns = 128
 	}
+	if l.UnauthConns <= 0 {
+		l.UnauthConns = 32
+	}
 	return l
 }
 
-// limitListener accepts at most n connections at once; beyond that, new
-// ones wait in the kernel's backlog until one closes (the header and idle
-// timeouts make sure one does).
-type limitListener struct {
+// guard keeps the two pools of a listener's connections.
+type guard struct {
+	lim    Limits
+	mu     sync.Mutex   // guards the fields below and every guardConn's state
+	unauth []*guardConn // oldest first
+	authed int
+}
+
+// guardListener admits every connection at once into the unauthenticated
+// pool, closing its oldest member when the pool is full: file descriptors
+// stay bounded (UnauthConns + MaxConns) and accepting never waits.
+type guardListener struct {
 	net.Listener
-	slots chan struct{}
+	g *guard
 }
 
-func limitConns(l net.Listener, n int) net.Listener {
-	return &limitListener{Listener: l, slots: make(chan struct{}, n)}
+func guardConns(l net.Listener, lim Limits) (*guardListener, *guard) {
+	g := &guard{lim: lim}
+	return &guardListener{Listener: l, g: g}, g
 }
 
-func (l *limitListener) Accept() (net.Conn, error) {
-	l.slots <- struct{}{}
+func (l *guardListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
-		<-l.slots
 		return nil, err
 	}
-	return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
+	gc := &guardConn{Conn: c, g: l.g}
+	var evict *guardConn
+	l.g.mu.Lock()
+	l.g.unauth = append(l.g.unauth, gc)
+	if len(l.g.unauth) > l.g.lim.UnauthConns {
+		evict = l.g.unauth[0]
+	}
+	l.g.mu.Unlock()
+	if evict != nil {
+		evict.Close()
+	}
+	return gc, nil
 }
 
-// limitConn frees its slot on the first Close.
-type limitConn struct {
+// promote moves c to the authenticated pool once a request on it carried
+// the token, if a slot is free; else it stays unauthenticated (and may be
+// closed to make room), which only costs its client a reconnection.
+func (g *guard) promote(c *guardConn) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if c.authed || c.closed || g.authed >= g.lim.MaxConns {
+		return
+	}
+	g.drop(c)
+	c.authed = true
+	g.authed++
+	c.stopIdle()
+}
+
+// drop removes c from the unauthenticated pool; g.mu is held.
+func (g *guard) drop(c *guardConn) {
+	for i, u := range g.unauth {
+		if u == c {
+			g.unauth = append(g.unauth[:i], g.unauth[i+1:]...)
+			return
+		}
+	}
+}
+
+// state is the http.Server's ConnState: an unauthenticated connection
+// that goes idle is closed after HeaderTimeout unless a request comes.
+func (g *guard) state(nc net.Conn, st http.ConnState) {
+	c, ok := nc.(*guardConn)
+	if !ok {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c.stopIdle()
+	if st == http.StateIdle && !c.authed && !c.closed {
+		c.idle = time.AfterFunc(g.lim.HeaderTimeout, func() { c.Close() })
+	}
+}
+
+// guardConn leaves its pool on the first Close.
+type guardConn struct {
 	net.Conn
-	once    sync.Once
-	release func()
+	g *guard
+	// Guarded by g.mu:
+	authed, closed bool
+	idle           *time.Timer
 }
 
-func (c *limitConn) Close() error {
+func (c *guardConn) stopIdle() {
+	if c.idle != nil {
+		c.idle.Stop()
+		c.idle = nil
+	}
+}
+
+func (c *guardConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.release)
+	g := c.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if c.closed {
+		return err
+	}
+	c.closed = true
+	c.stopIdle()
+	if c.authed {
+		g.authed--
+	} else {
+		g.drop(c)
+	}
 	return err
+}
+
+// connKey holds a request's *guardConn in its context.
+type connKey struct{}
+
+// promoteRequest marks the connection of r, whose token was right, as
+// authenticated.
+func promoteRequest(r *http.Request) {
+	if c, ok := r.Context().Value(connKey{}).(*guardConn); ok {
+		c.g.promote(c)
+	}
 }
 
 // errorLog is the http.Server's log: an accept error (out of file

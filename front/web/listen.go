@@ -64,9 +64,12 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	lim := s.opts.Limits.withDefaults()
 	elog, logger := newErrorLog(s.opts.Log)
 	defer elog.summary()
-	l = limitConns(l, lim.MaxConns)
+	gl, g := guardConns(l, lim)
 	hs := &http.Server{Handler: s, ReadHeaderTimeout: lim.HeaderTimeout, IdleTimeout: lim.IdleTimeout,
-		ErrorLog: logger, BaseContext: func(net.Listener) context.Context { return ctx }}
+		ErrorLog: logger, BaseContext: func(net.Listener) context.Context { return ctx },
+		ConnState:   g.state,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) }}
+	l = gl
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(l) }()
 	select {

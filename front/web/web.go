@@ -165,6 +165,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusUnauthorized, "missing or wrong token: send Authorization: Bearer <the token flower printed at start>")
 		return
 	}
+	if r.URL.Path != "/" {
+		promoteRequest(r)
+	}
 	s.mux.ServeHTTP(w, r)
 }
 

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"time"
 
@@ -130,7 +129,7 @@ func runShell(ctx context.Context, env Env, command string, timeout time.Duratio
 	defer cancel()
 	cmd := exec.Command(shell, shellArgs(shell, command)...)
 	cmd.Dir = env.Workspace
-	cmd.Env = scrubEnv(os.Environ())
+	cmd.Env = env.environ()
 	cmd.WaitDelay = killGrace
 	out := tool.NewCapWriter(env.OutputCap)
 	waitErr, err := startAndWait(tctx, cmd, env.Sandbox, out)
@@ -148,18 +147,6 @@ func findShell() (string, error) {
 		}
 	}
 	return "", errors.New("neither bash nor sh found in PATH")
-}
-
-// scrubEnv drops tool.SecretEnv from an environment list.
-func scrubEnv(environ []string) []string {
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if !slices.ContainsFunc(tool.SecretEnv, func(s string) bool { return strings.EqualFold(s, name) }) {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
 
 // proc is a command started contained (start, one per platform).

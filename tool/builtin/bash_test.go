@@ -4,6 +4,7 @@ package builtin
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -49,21 +50,32 @@ func TestBashOutputCap(t *testing.T) {
 	}
 }
 
+// TestBashEnvHasNoKeys: Bash's environment is an allow list (issue 20
+// item 4): the base variables and flower.yaml's env, never a credential,
+// flower's settings or the store's, whatever the allow list says.
 func TestBashEnvHasNoKeys(t *testing.T) {
-	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-secret")
-	t.Setenv("OPENAI_API_KEY", "sk-secret")
-	t.Setenv("ANTHROPIC_AUTH_TOKEN", "tok")
-	t.Setenv("FLOWER_TOKEN", "ftok")
-	t.Setenv("FLOWER_HARMLESS", "kept")
-	res := run(t, &Bash{Env: testEnv(t)}, map[string]any{"command": "env"})
-	wantOK(t, res, "FLOWER_HARMLESS=kept")
-	for _, k := range tool.SecretEnv {
-		if strings.Contains(res.Content, k) {
-			t.Errorf("%s reached the command's environment", k)
+	for k, v := range map[string]string{
+		"ANTHROPIC_API_KEY": "sk-ant-secret", "OPENAI_API_KEY": "sk-secret", "ANTHROPIC_AUTH_TOKEN": "tok-secret",
+		"FLOWER_TOKEN": "ftok-secret", "FLOWER_STORE": "postgres://u:pw-secret@db/x", "DATABASE_URL": "postgres://app:db-secret@h/d",
+		"GITHUB_TOKEN": "ghp_secret", "MY_SERVICE_PASSWORD": "pw-secret", "AWS_SECRET_ACCESS_KEY": "aws-secret",
+		"FLOWER_HARMLESS": "no", "UNLISTED_VAR": "no", "LC_ALL": "C.UTF-8", "GOFLAGS": "-mod=mod", "DOCS_URL": "https://go.dev/doc",
+	} {
+		t.Setenv(k, v)
+	}
+	env := testEnv(t)
+	env.Environ = tool.EnvPolicy{Allow: []string{"GO*", "*_URL", "GITHUB_*", "FLOWER_*"}, Set: map[string]string{"NODE_ENV": "test"}}.Environ(os.Environ())
+	res := run(t, &Bash{Env: env}, map[string]any{"command": "env"})
+	for _, want := range []string{"LC_ALL=C.UTF-8", "GOFLAGS=-mod=mod", "DOCS_URL=https://go.dev/doc", "NODE_ENV=test", "PATH="} {
+		wantOK(t, res, want)
+	}
+	for _, leak := range []string{"secret", "FLOWER_", "UNLISTED_VAR", "GITHUB_TOKEN", "DATABASE_URL", "PASSWORD"} {
+		if strings.Contains(res.Content, leak) {
+			t.Errorf("%s reached the command's environment:\n%s", leak, res.Content)
 		}
 	}
-	if strings.Contains(res.Content, "secret") {
-		t.Errorf("a key value reached the command's environment")
+	res = run(t, &Bash{Env: testEnv(t)}, map[string]any{"command": "env"}) // the default: the base list only
+	if strings.Contains(res.Content, "GOFLAGS") || strings.Contains(res.Content, "secret") || !strings.Contains(res.Content, "LC_ALL=") {
+		t.Errorf("default environment:\n%s", res.Content)
 	}
 }
 

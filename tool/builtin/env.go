@@ -32,6 +32,14 @@ type Env struct {
 	// Protected are paths Write and Edit refuse, and what is under them:
 	// the sandbox's read-only paths (sandbox.Protected), absolute.
 	Protected []string
+	// Hidden, when set, names the files Grep and Glob leave out of their
+	// results, by absolute path: those the Read rules deny or ask for
+	// (permission.Rules.Hides), so a search never shows what a Read
+	// would not (issue 20 item 5).
+	Hidden func(path string) bool
+	// Environ is the environment of Bash's processes; nil: flower's own
+	// through tool.EnvPolicy{} (the base allow list, no credential).
+	Environ []string
 	// BashTimeout applies when a call names none; BashMaxTimeout caps
 	// what a call may ask for.
 	BashTimeout, BashMaxTimeout time.Duration

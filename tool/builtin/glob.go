@@ -144,7 +144,7 @@ func globFiles(ctx context.Context, env Env, root, pattern string) ([]globMatch,
 			return err
 		}
 		full := filepath.Join(root, filepath.FromSlash(p))
-		if (!inGit && underGit(p)) || forbidden(hidden, full) || !keepMatch(env, full, d) {
+		if (!inGit && underGit(p)) || forbidden(hidden, full) || env.hides(full) || !keepMatch(env, full, d) {
 			return nil
 		}
 		info, err := d.Info()

@@ -199,6 +199,9 @@ func (g *grepper) wanted(root, p string) bool {
 
 // file searches one file, skipping big and binary ones.
 func (g *grepper) file(p string) error {
+	if g.env.hides(p) {
+		return nil
+	}
 	info, err := os.Stat(p)
 	if err != nil {
 		return nil

@@ -29,6 +29,7 @@ func (e Env) resolve(p string) (string, error) {
 	if strings.TrimSpace(p) == "" {
 		return "", errors.New("path is empty")
 	}
+	p = expandHome(p)
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(e.Workspace, p)
 	}

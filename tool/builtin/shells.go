@@ -48,7 +48,7 @@ func (s *Shells) start(env Env, id, command string) error {
 	}
 	// Not tied to the call's context: the shell outlives the call.
 	cmd := exec.Command(shellPath, shellArgs(shellPath, command)...)
-	cmd.Dir, cmd.Env = env.Workspace, scrubEnv(os.Environ())
+	cmd.Dir, cmd.Env = env.Workspace, env.environ()
 	cmd.WaitDelay = killGrace
 	r, w, err := os.Pipe()
 	if err != nil {
