@@ -9,6 +9,7 @@ import (
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/oracle"
+	"github.com/flower-run/flower/permission"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
 	"github.com/flower-run/flower/workflow/starter"
@@ -25,6 +26,13 @@ type StartOptions struct {
 	// Tools are more tools every agent gets (a workflow's verdict tool, a
 	// tool of the embedder's own).
 	Tools []tool.Tool
+	// Asker, when set, answers the permission questions of the runs in
+	// place of the person's channel (a host program driving flower the
+	// way the Claude Agent SDK drives Claude Code; front/headless).
+	Asker agent.PermissionAsker
+	// Gate applies a permission mode to the rules' decisions (Claude
+	// Code's --permission-mode); nil applies none.
+	Gate *permission.Gate
 }
 
 // HumanOptions shape the person's channel of a started Host.
@@ -74,6 +82,10 @@ func (h *Host) Start(ctx context.Context, o StartOptions) error {
 	if h.channel != nil {
 		ao.Mail, ao.MailTool, ao.Asker = h.channel, human.InboxName, h.channel
 	}
+	if o.Asker != nil {
+		ao.Asker = o.Asker
+	}
+	ao.Gate = o.Gate
 	if h.rt, err = agent.New(ao); err != nil {
 		return err
 	}

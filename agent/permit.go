@@ -19,11 +19,19 @@ type PermissionAsker interface {
 	AskPermission(ctx context.Context, call, question string, options []string) (answer, state string, err error)
 }
 
-// decide is the rules' decision on a call, with the ask rules the person
+// ToolAsker is a PermissionAsker that asks about the call itself, not a
+// question about it: a host program (Claude Code's can_use_tool) shows the
+// tool and its input its own way. The answer is as AskPermission's.
+type ToolAsker interface {
+	AskTool(ctx context.Context, u *model.ToolUse, question string, options []string) (answer, state string, err error)
+}
+
+// decide is the rules' decision on a call as the permission mode has it
+// (effect: the call's tool changes things), with the ask rules the person
 // allowed for this run taken as allowed.
-func (r *Runtime) decide(u *model.ToolUse) permission.Decision {
-	d := r.perms.Check(u.Name, u.Input)
-	if d.Action != permission.Ask {
+func (r *Runtime) decide(u *model.ToolUse, effect bool) permission.Decision {
+	d := r.gate.Decide(r.perms.Check(u.Name, u.Input), u.Name, effect)
+	if d.Action != permission.Ask || d.Mode != "" {
 		return d
 	}
 	r.grantMu.Lock()
@@ -39,7 +47,7 @@ func (r *Runtime) decide(u *model.ToolUse) permission.Decision {
 // permitted reports whether a call may run as the rules stand, without
 // asking: the calls whose intent the response's commit records.
 func (s *session) permitted(u *model.ToolUse) bool {
-	return s.rt.decide(u).Action == permission.Allow
+	return s.rt.decide(u, s.isEffect(u.Name)).Action == permission.Allow
 }
 
 // permit applies the rules to a call about to run (R9.3). A denied call
@@ -48,25 +56,35 @@ func (s *session) permitted(u *model.ToolUse) bool {
 // denial with a note. ok is false when the call must not run; then op is
 // its result. err is the store's, when a grant could not be kept.
 func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok bool, err error) {
-	d := s.rt.decide(u)
+	d := s.rt.decide(u, s.isEffect(u.Name))
 	op = store.Op{ID: u.ID, Tool: u.Name, IsError: true, Denied: true}
 	switch d.Action {
 	case permission.Allow:
 		return op, true, nil
 	case permission.Deny:
+		if d.Mode == permission.ModePlan {
+			op.Content = fmt.Sprintf(planText, u.Name)
+			return op, false, nil
+		}
 		op.Content = fmt.Sprintf("Permission denied: this %s call matches the deny rule %s in flower.yaml, so it was not run. Do not try to get around the rule; do the work another way, or say what you need.", u.Name, d.Rule)
 		return op, false, nil
 	}
 	why := "matches the ask rule " + d.Rule
-	if d.Unlisted {
+	if d.Mode != "" {
+		why = "changes things and no allow rule names it"
+	} else if d.Unlisted {
 		why = "is not one the allow rules list for " + u.Name
 	}
 	if s.rt.asker == nil {
 		op.Content = fmt.Sprintf(unattendedText, u.Name, why, "there is no one to ask")
 		return op, false, nil
 	}
-	q := fmt.Sprintf("Allow this %s call: %s  (%s in flower.yaml)", u.Name, summary(u.Input), askReason(d))
-	answer, state, err := s.rt.asker.AskPermission(ctx, u.ID, q, permission.ReplyOptions)
+	where := " in flower.yaml"
+	if d.Mode != "" {
+		where = ""
+	}
+	q := fmt.Sprintf("Allow this %s call: %s  (%s%s)", u.Name, summary(u.Input), askReason(d), where)
+	answer, state, err := s.ask(ctx, u, q)
 	switch {
 	case err != nil:
 		op.Denied, op.Cut, op.Content = false, true, cutText
@@ -84,13 +102,28 @@ func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok
 	case permission.Once:
 		return op, true, nil
 	}
-	op.Content = fmt.Sprintf("Permission denied: the person refused this %s call (%s in flower.yaml), so it was not run. Do not ask for it again; do the work another way.", u.Name, askReason(d))
+	op.Content = fmt.Sprintf("Permission denied: the person refused this %s call (%s%s), so it was not run. Do not ask for it again; do the work another way.", u.Name, askReason(d), where)
 	return op, false, nil
 }
+
+// ask puts the question to the asker, about the call itself when it can
+// take one.
+func (s *session) ask(ctx context.Context, u *model.ToolUse, q string) (string, string, error) {
+	if ta, ok := s.rt.asker.(ToolAsker); ok {
+		return ta.AskTool(ctx, u, q, permission.ReplyOptions)
+	}
+	return s.rt.asker.AskPermission(ctx, u.ID, q, permission.ReplyOptions)
+}
+
+// planText denies an effect call in plan mode.
+const planText = "Permission denied: the session is in plan mode (--permission-mode plan), so this %s call, which changes things, was not run. Look and plan only; say what you would change."
 
 // askReason says why a call is asked: its ask rule, or the allow rules of
 // its tool that do not cover it.
 func askReason(d permission.Decision) string {
+	if d.Mode != "" {
+		return "permission mode " + string(d.Mode)
+	}
 	if d.Unlisted {
 		return "no allow rule covers it"
 	}

@@ -59,6 +59,8 @@ type Decision struct {
 	// of this exact call, so "allow for this run" allows it again, not
 	// the whole tool.
 	Unlisted bool
+	// Mode is set when a permission mode (Gate), not a rule, decided.
+	Mode Mode
 }
 
 // Check decides a call of tool with input (the model's JSON): the first
