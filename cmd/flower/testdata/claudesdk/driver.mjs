@@ -1,0 +1,118 @@
+// driver.mjs runs one scenario of the real Claude Agent SDK against flower
+// (cmd/flower sdk_test.go): query() spawns FLOWER_WRAPPER in place of
+// Claude Code, in the workspace WS. Every message the SDK yields is
+// printed as one JSON line; the last line is {"end": ...}.
+import { query } from '@anthropic-ai/claude-agent-sdk';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const ws = process.env.WS;
+const exe = process.env.FLOWER_WRAPPER;
+const scenario = process.argv[2];
+const out = (v) => process.stdout.write(JSON.stringify(v) + '\n');
+const base = { pathToClaudeCodeExecutable: exe, cwd: ws, stderr: (d) => process.stderr.write(d) };
+
+// messages yields user messages for streaming input: each waits for
+// gate(i) before it is sent; the input stays open until hold resolves
+// (control requests travel on it).
+async function* messages(texts, gate, hold) {
+  for (const [i, text] of texts.entries()) {
+    if (gate) await gate(i);
+    yield { type: 'user', session_id: '', parent_tool_use_id: null, message: { role: 'user', content: [{ type: 'text', text }] } };
+  }
+  if (hold) await hold;
+}
+
+async function drain(q, onMessage) {
+  for await (const m of q) {
+    out(m);
+    if (onMessage) await onMessage(m);
+  }
+}
+
+// waitFile resolves once file exists (the test's Bash commands create it).
+function waitFile(file) {
+  return new Promise((resolve) => {
+    const t = setInterval(() => { if (fs.existsSync(file)) { clearInterval(t); resolve(); } }, 20);
+  });
+}
+
+const scenarios = {
+  // A multi-turn tool session from a string prompt.
+  async session() {
+    await drain(query({ prompt: 'write a.txt', options: base }));
+  },
+  // Two user messages queued on one process's input, answered in turn.
+  async queued() {
+    await drain(query({ prompt: messages(['first', 'second']), options: base }));
+  },
+  // The host's canUseTool denies Bash.
+  async deny() {
+    const asked = [];
+    const canUseTool = async (name, input) => {
+      asked.push({ name, input });
+      return name === 'Bash' ? { behavior: 'deny', message: 'not here' } : { behavior: 'allow', updatedInput: input };
+    };
+    await drain(query({ prompt: 'run it', options: { ...base, canUseTool } }));
+    out({ asked });
+  },
+  // setPermissionMode('plan') between two messages: the second one's
+  // effects do not run.
+  async plan() {
+    let q, first;
+    const answered = new Promise((r) => { first = r; });
+    const gate = async (i) => {
+      if (i === 0) return;
+      await answered;
+      out({ setMode: (await q.setPermissionMode('plan')) ?? null });
+    };
+    let results = 0, last;
+    const done = new Promise((r) => { last = r; });
+    q = query({ prompt: messages(['hello', 'change things'], gate, done), options: base });
+    await drain(q, async (m) => {
+      if (m.type === 'result' && ++results === 1) first();
+      if (m.type === 'result' && results === 2) last();
+    });
+  },
+  // interrupt() while a tool runs: the run stops at the next message
+  // boundary; the tool waits for the go file, made once the interrupt is in.
+  async interrupt() {
+    let done;
+    const finished = new Promise((r) => { done = r; });
+    const q = query({ prompt: messages(['work'], null, finished), options: base });
+    await drain(q, async (m) => {
+      if (m.type === 'assistant' && m.message.content.some((b) => b.type === 'tool_use')) {
+        await q.interrupt();
+        fs.writeFileSync(path.join(ws, 'go'), '');
+        out({ interrupted: true });
+      }
+      if (m.type === 'result') done();
+    });
+  },
+  // The first flower is SIGKILLed while its Bash call runs; a second
+  // query() resumes the session.
+  async resume() {
+    let session = '';
+    try {
+      await drain(query({ prompt: 'append a line', options: base }), async (m) => {
+        if (m.session_id) session = m.session_id;
+        if (m.type === 'assistant' && m.message.content.some((b) => b.type === 'tool_use')) {
+          await waitFile(path.join(ws, 'started'));
+          const pid = Number(fs.readFileSync(process.env.FLOWER_PIDFILE, 'utf8'));
+          process.kill(pid, 'SIGKILL');
+          out({ killed: pid });
+        }
+      });
+    } catch (e) {
+      out({ firstQueryError: String(e.message).slice(0, 200) });
+    }
+    await drain(query({ prompt: 'go on', options: { ...base, resume: session } }));
+  },
+};
+
+try {
+  await scenarios[scenario]();
+  out({ end: 'ok' });
+} catch (e) {
+  out({ end: 'error', error: String(e && e.stack || e) });
+}
