@@ -245,8 +245,8 @@ func TestAskToolDurable(t *testing.T) {
 		RequestID string `json:"request_id"`
 		Request   struct {
 			Subtype, ToolName string
-			Input            map[string]any `json:"input"`
-			ToolUseID        string         `json:"tool_use_id"`
+			Input             map[string]any `json:"input"`
+			ToolUseID         string         `json:"tool_use_id"`
 		} `json:"request"`
 	}
 	line, _ := bufio.NewReader(or).ReadString('\n')
