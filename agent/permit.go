@@ -21,9 +21,10 @@ type PermissionAsker interface {
 
 // ToolAsker is a PermissionAsker that asks about the call itself, not a
 // question about it: a host program (Claude Code's can_use_tool) shows the
-// tool and its input its own way. The answer is as AskPermission's.
+// tool and its input its own way, and runs its hooks on it when d.Hook.
+// The answer is as AskPermission's.
 type ToolAsker interface {
-	AskTool(ctx context.Context, u *model.ToolUse, question string, options []string) (answer, state string, err error)
+	AskTool(ctx context.Context, u *model.ToolUse, d permission.Decision, question string, options []string) (answer, state string, err error)
 }
 
 // decide is the rules' decision on a call as the permission mode has it
@@ -84,7 +85,7 @@ func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok
 		where = ""
 	}
 	q := fmt.Sprintf("Allow this %s call: %s  (%s%s)", u.Name, summary(u.Input), askReason(d), where)
-	answer, state, err := s.ask(ctx, u, q)
+	answer, state, err := s.ask(ctx, u, d, q)
 	switch {
 	case err != nil:
 		op.Denied, op.Cut, op.Content = false, true, cutText
@@ -108,9 +109,9 @@ func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok
 
 // ask puts the question to the asker, about the call itself when it can
 // take one.
-func (s *session) ask(ctx context.Context, u *model.ToolUse, q string) (string, string, error) {
+func (s *session) ask(ctx context.Context, u *model.ToolUse, d permission.Decision, q string) (string, string, error) {
 	if ta, ok := s.rt.asker.(ToolAsker); ok {
-		return ta.AskTool(ctx, u, q, permission.ReplyOptions)
+		return ta.AskTool(ctx, u, d, q, permission.ReplyOptions)
 	}
 	return s.rt.asker.AskPermission(ctx, u.ID, q, permission.ReplyOptions)
 }

@@ -47,6 +47,7 @@ type Gate struct {
 	// askEffects: someone answers asks, so default asks the effect calls
 	// no allow rule names instead of running them.
 	askEffects bool
+	hooked     func(tool string) bool // a host hook sees calls of these tools first
 }
 
 // NewGate returns a gate in mode; askEffects says that a host answers
@@ -72,12 +73,32 @@ func (g *Gate) SetMode(m Mode) {
 	g.mu.Unlock()
 }
 
+// SetHooked names the tools a host's PreToolUse hook sees before they run
+// (Claude Code's hook callbacks): their calls are asked, so that the asker
+// runs the hook first; nil hooks none.
+func (g *Gate) SetHooked(hooked func(tool string) bool) {
+	g.mu.Lock()
+	g.hooked = hooked
+	g.mu.Unlock()
+}
+
 // Decide turns the rules' decision d on a call of tool into the mode's;
 // effect says the tool changes things (tool.Effect).
 func (g *Gate) Decide(d Decision, tool string, effect bool) Decision {
 	if g == nil || d.Action == Deny {
 		return d
 	}
+	m := g.decide(d, tool, effect)
+	g.mu.Lock()
+	hooked := g.hooked
+	g.mu.Unlock()
+	if m.Action != Deny && hooked != nil && hooked(tool) {
+		return Decision{Action: Ask, Rule: m.Rule, Mode: g.Mode(), Hook: true, Then: m.Action}
+	}
+	return m
+}
+
+func (g *Gate) decide(d Decision, tool string, effect bool) Decision {
 	switch g.Mode() {
 	case ModePlan:
 		if effect {

@@ -207,7 +207,7 @@ func printSession(ctx context.Context, g *globals, f *printFlags, mode permissio
 	runner := &hostRunner{h: h, f: f, system: f.system, append: appendSys}
 	sess = headless.New(headless.Options{Out: out, Format: f.output, Resume: resume, Gate: gate, Runner: runner,
 		Journal: headless.StoreJournal{Store: h.Store(), Key: store.SideLog(h.Workspace(), "~headless-permits")},
-		Debug:   debugWriter(f.debug, errw), Structured: f.schema != "",
+		Debug:   debugWriter(f.debug, errw), Warn: errw, Structured: f.schema != "", PromptTool: f.promptTool == "stdio",
 		Init: headless.Init{Cwd: h.Workspace(), Model: h.Backend().Model, APIKeySource: apiKeySource(), Version: version(),
 			Tools: rt.ToolNames(), MCPServers: mcpNames(cfg)}})
 	ctx, stop := interruptible(ctx, rt, errw, nil)
@@ -282,8 +282,8 @@ func (a *lateAsker) AskPermission(ctx context.Context, call, q string, opts []st
 	return a.get().AskPermission(ctx, call, q, opts)
 }
 
-func (a *lateAsker) AskTool(ctx context.Context, u *model.ToolUse, q string, opts []string) (string, string, error) {
-	return a.get().AskTool(ctx, u, q, opts)
+func (a *lateAsker) AskTool(ctx context.Context, u *model.ToolUse, d permission.Decision, q string, opts []string) (string, string, error) {
+	return a.get().AskTool(ctx, u, d, q, opts)
 }
 
 func debugWriter(on bool, w io.Writer) io.Writer {

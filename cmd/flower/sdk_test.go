@@ -278,3 +278,33 @@ func TestSDKResumeAfterKill(t *testing.T) {
 		t.Errorf("%d model requests, want 2 (none paid twice)", srv.Count())
 	}
 }
+
+// TestSDKPreToolUseHook: the host's PreToolUse hook sees each Bash call
+// before it runs (hook_callback); the call it denies does not run, the one
+// it allows does.
+func TestSDKPreToolUseHook(t *testing.T) {
+	t.Parallel()
+	srv := modeltest.NewAnthropic(modeltest.Script(
+		modeltest.Turn{ToolCalls: []modeltest.ToolCall{{Name: "Bash", Input: `{"command":"touch ok.txt"}`}}},
+		modeltest.Turn{ToolCalls: []modeltest.ToolCall{{Name: "Bash", Input: `{"command":"rm -f keep.txt"}`}}},
+		modeltest.Turn{Text: "Done."}))
+	defer srv.Close()
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "keep.txt"), []byte("k"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runSDK(t, ws, srv, "hook")
+	calls, _ := r.first("calls")["calls"].([]any)
+	if len(calls) != 2 || calls[0].(map[string]any)["event"] != "PreToolUse" || calls[1].(map[string]any)["command"] != "rm -f keep.txt" {
+		t.Fatalf("hook calls: %v\n%s", calls, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ok.txt")); err != nil {
+		t.Error("the call the hook allowed did not run")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "keep.txt")); err != nil {
+		t.Error("the call the hook denied ran")
+	}
+	if res := r.results(); len(res) != 1 || len(res[0]["permission_denials"].([]any)) != 1 {
+		t.Errorf("results: %v", res)
+	}
+}

@@ -67,9 +67,14 @@ type Options struct {
 	// Structured: the run was asked for JSON (--json-schema); the result
 	// line carries it as structured_output.
 	Structured bool
-	// Debug receives one-line notes (an unsupported control request).
-	Debug io.Writer
-	Now   func() time.Time
+	// PromptTool: the host answers can_use_tool (--permission-prompt-tool
+	// stdio); without it a call that needs a yes is denied.
+	PromptTool bool
+	// Debug receives one-line notes (an unsupported control request);
+	// Warn what the host asked for and does not get (its hooks of events
+	// flower does not run).
+	Debug, Warn io.Writer
+	Now         func() time.Time
 }
 
 // Session is one process's conversation with a host.
@@ -82,7 +87,8 @@ type Session struct {
 	session   string
 	system    []string // initialize's systemPrompt / appendSystemPrompt
 	appendSys string
-	pending   map[string]chan controlReply // can_use_tool requests awaiting the host
+	pending   map[string]chan controlReply // requests to the host awaiting its reply
+	pre       []*hookMatcher               // the host's PreToolUse hooks
 }
 
 // New returns a Session writing to o.Out.
@@ -92,6 +98,9 @@ func New(o Options) *Session {
 	}
 	if o.Debug == nil {
 		o.Debug = io.Discard
+	}
+	if o.Warn == nil {
+		o.Warn = io.Discard
 	}
 	if o.Format == "" {
 		o.Format = FormatText

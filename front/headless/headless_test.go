@@ -234,11 +234,11 @@ func TestAskToolDurable(t *testing.T) {
 	defer db.Close()
 	j := StoreJournal{Store: db, Key: store.SideLog("/w", "~headless-permits")}
 	or, ow := io.Pipe()
-	s := New(Options{Out: ow, Format: FormatStreamJSON, Journal: j, Now: func() time.Time { return time.Unix(0, 0) }})
+	s := New(Options{Out: ow, Format: FormatStreamJSON, Journal: j, PromptTool: true, Now: func() time.Time { return time.Unix(0, 0) }})
 	u := &model.ToolUse{ID: "toolu_1", Name: "Bash", Input: json.RawMessage(`{"command":"rm -rf x"}`)}
 	got := make(chan string, 1)
 	go func() {
-		a, _, _ := s.AskTool(context.Background(), u, "Allow?", nil)
+		a, _, _ := s.AskTool(context.Background(), u, permission.Decision{Action: permission.Ask}, "Allow?", nil)
 		got <- a
 	}()
 	var req struct {
@@ -258,7 +258,7 @@ func TestAskToolDurable(t *testing.T) {
 		t.Fatalf("answer %q", a)
 	}
 	s2 := New(Options{Out: io.Discard, Journal: j}) // a new process after a crash
-	if a, state, err := s2.AskTool(context.Background(), u, "Allow?", nil); err != nil || state != "answered" || permission.ParseReply(a) != permission.Refuse {
+	if a, state, err := s2.AskTool(context.Background(), u, permission.Decision{Action: permission.Ask}, "Allow?", nil); err != nil || state != "answered" || permission.ParseReply(a) != permission.Refuse {
 		t.Errorf("after a restart: %q %q %v", a, state, err)
 	}
 }

@@ -134,6 +134,7 @@ func (s *Session) control(id string, raw json.RawMessage) {
 		Mode         string          `json:"mode"`
 		SystemPrompt json.RawMessage `json:"systemPrompt"`
 		Append       string          `json:"appendSystemPrompt"`
+		Hooks        json.RawMessage `json:"hooks"`
 	}
 	if err := json.Unmarshal(raw, &req); err != nil {
 		s.reply(id, nil, fmt.Errorf("control request: %w", err))
@@ -142,6 +143,10 @@ func (s *Session) control(id string, raw json.RawMessage) {
 	switch req.Subtype {
 	case "initialize":
 		s.initialize(req.SystemPrompt, req.Append)
+		if err := s.setHooks(req.Hooks); err != nil {
+			s.reply(id, nil, err)
+			return
+		}
 		s.reply(id, map[string]any{"commands": []any{}, "agents": []any{}, "output_style": "default",
 			"available_output_styles": []string{"default"}, "models": []any{}, "account": map[string]any{},
 			"pending_permission_requests": []any{}}, nil)

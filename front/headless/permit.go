@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/permission"
 	"github.com/flower-run/flower/store"
 )
 
@@ -19,10 +20,13 @@ type Journal interface {
 	Keep(ctx context.Context, call, answer string) error
 }
 
-// AskTool asks the host whether call u may run (Claude Code's can_use_tool
-// with --permission-prompt-tool stdio) and waits for its answer; agent's
-// ToolAsker. The answer is kept in the Journal before it is acted on.
-func (s *Session) AskTool(ctx context.Context, u *model.ToolUse, question string, _ []string) (string, string, error) {
+// AskTool decides whether call u, which d asked about, may run: the
+// host's PreToolUse hooks first (hook_callback, when d.Hook), then the
+// host's canUseTool (Claude Code's can_use_tool with
+// --permission-prompt-tool stdio); agent's ToolAsker. The answer is kept
+// in the Journal before it is acted on, so the same call after a crash
+// neither runs the hooks nor asks again.
+func (s *Session) AskTool(ctx context.Context, u *model.ToolUse, d permission.Decision, question string, _ []string) (string, string, error) {
 	if s.o.Journal != nil {
 		if a, ok, err := s.o.Journal.Answer(ctx, u.ID); err != nil {
 			return "", "", err
@@ -30,6 +34,65 @@ func (s *Session) AskTool(ctx context.Context, u *model.ToolUse, question string
 			return a, "answered", nil
 		}
 	}
+	answer, state, err := s.decideCall(ctx, u, d, question)
+	if err != nil || state != "answered" {
+		return answer, state, err
+	}
+	if s.o.Journal != nil {
+		if err := s.o.Journal.Keep(ctx, u.ID, answer); err != nil {
+			return "", "", err
+		}
+	}
+	return answer, state, nil
+}
+
+// decideCall asks the hooks, then the host.
+func (s *Session) decideCall(ctx context.Context, u *model.ToolUse, d permission.Decision, question string) (string, string, error) {
+	if d.Hook {
+		verdict, err := s.preToolUse(ctx, u)
+		switch {
+		case err != nil:
+			return "", "", err
+		case verdict == "closed":
+			return "", "declined", nil
+		case verdict == "deny":
+			return "deny", "answered", nil
+		case verdict == "allow":
+			return "allow once", "answered", nil
+		case verdict == "" && d.Then == permission.Allow:
+			return "allow once", "answered", nil
+		}
+	}
+	if !s.o.PromptTool {
+		return "", "declined", nil // no canUseTool: no one to ask, as unattended
+	}
+	r, err := s.request(ctx, map[string]any{"subtype": "can_use_tool", "tool_name": u.Name, "input": toolInput(u),
+		"tool_use_id": u.ID, "permission_suggestions": []any{}, "description": question})
+	if err != nil {
+		return "", "", err
+	}
+	if r.Subtype == "closed" {
+		return "", "declined", nil // the host went away: no answer, nothing kept
+	}
+	var p struct {
+		Behavior string `json:"behavior"`
+	}
+	if r.Subtype == "success" && json.Unmarshal(r.Response, &p) == nil && p.Behavior == "allow" {
+		return "allow once", "answered", nil
+	}
+	return "deny", "answered", nil
+}
+
+func toolInput(u *model.ToolUse) json.RawMessage {
+	if len(u.Input) == 0 {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(u.Input)
+}
+
+// request sends a control request to the host and waits for its reply;
+// a reply of subtype "closed" says the input ended first.
+func (s *Session) request(ctx context.Context, body map[string]any) (controlReply, error) {
 	id := "flower-" + newUUID()
 	c := make(chan controlReply, 1)
 	s.mu.Lock()
@@ -40,44 +103,19 @@ func (s *Session) AskTool(ctx context.Context, u *model.ToolUse, question string
 		delete(s.pending, id)
 		s.mu.Unlock()
 	}()
-	input := json.RawMessage(u.Input)
-	if len(input) == 0 {
-		input = json.RawMessage("{}")
-	}
-	s.out.write(map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{
-		"subtype": "can_use_tool", "tool_name": u.Name, "input": input, "tool_use_id": u.ID,
-		"permission_suggestions": []any{}, "description": question}})
-	var r controlReply
+	s.out.write(map[string]any{"type": "control_request", "request_id": id, "request": body})
 	select {
-	case r = <-c:
+	case r := <-c:
+		return r, nil
 	case <-ctx.Done():
 		s.out.write(map[string]any{"type": "control_cancel_request", "request_id": id})
-		return "", "", ctx.Err()
+		return controlReply{}, ctx.Err()
 	}
-	answer := "deny"
-	if r.Subtype == "success" {
-		var p struct {
-			Behavior string `json:"behavior"`
-		}
-		_ = json.Unmarshal(r.Response, &p)
-		if p.Behavior == "allow" {
-			answer = "allow once"
-		}
-	}
-	if r.Subtype == "closed" {
-		return "", "declined", nil // the host went away: no answer, nothing kept
-	}
-	if s.o.Journal != nil {
-		if err := s.o.Journal.Keep(ctx, u.ID, answer); err != nil {
-			return "", "", err
-		}
-	}
-	return answer, "answered", nil
 }
 
 // AskPermission is AskTool for a question with no call in hand.
 func (s *Session) AskPermission(ctx context.Context, call, question string, options []string) (string, string, error) {
-	return s.AskTool(ctx, &model.ToolUse{ID: call, Name: "permission"}, question, options)
+	return s.AskTool(ctx, &model.ToolUse{ID: call, Name: "permission"}, permission.Decision{Action: permission.Ask}, question, options)
 }
 
 // answered hands a control_response of the host to the request awaiting it.

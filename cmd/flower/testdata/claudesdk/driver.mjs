@@ -56,6 +56,18 @@ const scenarios = {
     await drain(query({ prompt: 'run it', options: { ...base, canUseTool } }));
     out({ asked });
   },
+  // A PreToolUse hook (hook_callback) allows one Bash call and denies
+  // the rm.
+  async hook() {
+    const calls = [];
+    const pre = async (input) => {
+      calls.push({ tool: input.tool_name, command: input.tool_input.command, event: input.hook_event_name });
+      const deny = input.tool_input.command.includes('rm ');
+      return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: deny ? 'deny' : 'allow', permissionDecisionReason: 'no rm' } };
+    };
+    await drain(query({ prompt: 'tidy up', options: { ...base, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [pre] }] } } }));
+    out({ calls });
+  },
   // setPermissionMode('plan') between two messages: the second one's
   // effects do not run.
   async plan() {
