@@ -33,6 +33,9 @@ type StartOptions struct {
 	// Gate applies a permission mode to the rules' decisions (Claude
 	// Code's --permission-mode); nil applies none.
 	Gate *permission.Gate
+	// Sources offer more tools known only once they start (a host's
+	// in-process MCP servers), besides flower.yaml's and .mcp.json's.
+	Sources []tool.Source
 }
 
 // HumanOptions shape the person's channel of a started Host.
@@ -78,7 +81,7 @@ func (h *Host) Start(ctx context.Context, o StartOptions) error {
 	}
 	ao := agent.Options{Workspace: h.ws, Store: h.store, Provider: b.Provider, Retry: b.Retrier(), Trim: !h.opts.NoTrim,
 		Tools: append(tools, o.Tools...), Policies: h.cfg.Policies(), Instructions: Instructions(h.ws),
-		ToolEnv: h.toolEnv(), Secrets: h.secrets, Permissions: h.rules, Sources: sources}
+		ToolEnv: h.toolEnv(), Secrets: h.secrets, Permissions: h.rules, Sources: append(sources, o.Sources...)}
 	if h.channel != nil {
 		ao.Mail, ao.MailTool, ao.Asker = h.channel, human.InboxName, h.channel
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/permission"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/tool"
 )
 
 // printFlags are claude -p's flags (front/headless).
@@ -187,8 +188,8 @@ func printSession(ctx context.Context, g *globals, f *printFlags, mode permissio
 	defer h.Close()
 	gate := permission.NewGate(mode, f.promptTool == "stdio")
 	var sess *headless.Session
-	asker := &lateAsker{get: func() *headless.Session { return sess }}
-	if err := h.Start(ctx, flower.StartOptions{Gate: gate, Asker: asker}); err != nil {
+	late := &lateAsker{get: func() *headless.Session { return sess }}
+	if err := h.Start(ctx, flower.StartOptions{Gate: gate, Asker: late, Sources: []tool.Source{late}}); err != nil {
 		return fail(err)
 	}
 	rt := h.Runtime()
@@ -285,6 +286,9 @@ func (a *lateAsker) AskPermission(ctx context.Context, call, q string, opts []st
 func (a *lateAsker) AskTool(ctx context.Context, u *model.ToolUse, d permission.Decision, q string, opts []string) (string, string, error) {
 	return a.get().AskTool(ctx, u, d, q, opts)
 }
+
+// Tools are the host's in-process MCP servers' tools.
+func (a *lateAsker) Tools(ctx context.Context) []tool.Tool { return a.get().SDKServers().Tools(ctx) }
 
 func debugWriter(on bool, w io.Writer) io.Writer {
 	if on {

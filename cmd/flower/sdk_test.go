@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -306,5 +307,32 @@ func TestSDKPreToolUseHook(t *testing.T) {
 	}
 	if res := r.results(); len(res) != 1 || len(res[0]["permission_denials"].([]any)) != 1 {
 		t.Errorf("results: %v", res)
+	}
+}
+
+// TestSDKInProcessMCPServer: the host's createSdkMcpServer tools are
+// offered to the model as mcp__SERVER__TOOL and called over mcp_message.
+func TestSDKInProcessMCPServer(t *testing.T) {
+	t.Parallel()
+	srv := modeltest.NewAnthropic(modeltest.Script(
+		modeltest.Turn{ToolCalls: []modeltest.ToolCall{{Name: "mcp__calc__add", Input: `{"a":2,"b":3}`}}},
+		modeltest.Turn{Text: "5."}))
+	defer srv.Close()
+	r := runSDK(t, t.TempDir(), srv, "sdkmcp")
+	calls, _ := r.first("calls")["calls"].([]any)
+	if len(calls) != 1 {
+		t.Fatalf("the host's tool was called %d times\n%v\n%s", len(calls), r.types(), r.stderr)
+	}
+	var result string
+	for _, l := range r.lines {
+		if l["type"] == "user" {
+			result, _ = l["tool_use_result"].(string)
+		}
+	}
+	if result != "5" {
+		t.Errorf("tool result %q", result)
+	}
+	if reqs := srv.Requests(); len(reqs) == 0 || !slices.Contains(reqs[0].Tools, "mcp__calc__add") {
+		t.Errorf("the model was not offered mcp__calc__add")
 	}
 }

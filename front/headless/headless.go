@@ -26,6 +26,7 @@ import (
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/permission"
+	"github.com/flower-run/flower/tool"
 )
 
 // Output formats (--output-format).
@@ -89,6 +90,11 @@ type Session struct {
 	appendSys string
 	pending   map[string]chan controlReply // requests to the host awaiting its reply
 	pre       []*hookMatcher               // the host's PreToolUse hooks
+	sdkNames  []string                     // the host's in-process MCP servers (initialize)
+	rpcID     int                          // the last JSON-RPC id sent to them
+
+	sdkMu     sync.Mutex             // serializes listing the servers' tools; guards sdkListed
+	sdkListed map[string][]tool.Tool // each server's tools, once listed
 }
 
 // New returns a Session writing to o.Out.

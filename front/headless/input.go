@@ -135,6 +135,7 @@ func (s *Session) control(id string, raw json.RawMessage) {
 		SystemPrompt json.RawMessage `json:"systemPrompt"`
 		Append       string          `json:"appendSystemPrompt"`
 		Hooks        json.RawMessage `json:"hooks"`
+		SDKServers   []string        `json:"sdkMcpServers"`
 	}
 	if err := json.Unmarshal(raw, &req); err != nil {
 		s.reply(id, nil, fmt.Errorf("control request: %w", err))
@@ -147,6 +148,9 @@ func (s *Session) control(id string, raw json.RawMessage) {
 			s.reply(id, nil, err)
 			return
 		}
+		s.mu.Lock()
+		s.sdkNames = req.SDKServers
+		s.mu.Unlock()
 		s.reply(id, map[string]any{"commands": []any{}, "agents": []any{}, "output_style": "default",
 			"available_output_styles": []string{"default"}, "models": []any{}, "account": map[string]any{},
 			"pending_permission_requests": []any{}}, nil)

@@ -2,7 +2,8 @@
 // (cmd/flower sdk_test.go): query() spawns FLOWER_WRAPPER in place of
 // Claude Code, in the workspace WS. Every message the SDK yields is
 // printed as one JSON line; the last line is {"end": ...}.
-import { query } from '@anthropic-ai/claude-agent-sdk';
+import { query, createSdkMcpServer, tool } from '@anthropic-ai/claude-agent-sdk';
+import { z } from 'zod';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -66,6 +67,21 @@ const scenarios = {
       return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: deny ? 'deny' : 'allow', permissionDecisionReason: 'no rm' } };
     };
     await drain(query({ prompt: 'tidy up', options: { ...base, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [pre] }] } } }));
+    out({ calls });
+  },
+  // An in-process MCP server of the host (createSdkMcpServer): flower
+  // lists its tools and calls one over mcp_message.
+  async sdkmcp() {
+    const calls = [];
+    const add = tool('add', 'Add two numbers', { a: z.number(), b: z.number() }, async ({ a, b }) => {
+      calls.push([a, b]);
+      return { content: [{ type: 'text', text: String(a + b) }] };
+    });
+    const server = createSdkMcpServer({ name: 'calc', version: '1.0.0', tools: [add] });
+    let done;
+    const finished = new Promise((r) => { done = r; });
+    await drain(query({ prompt: messages(['add them'], null, finished), options: { ...base, mcpServers: { calc: server } } }),
+      async (m) => { if (m.type === 'result') done(); });
     out({ calls });
   },
   // setPermissionMode('plan') between two messages: the second one's
