@@ -89,6 +89,7 @@ type Session struct {
 	system    []string // initialize's systemPrompt / appendSystemPrompt
 	appendSys string
 	pending   map[string]chan controlReply // requests to the host awaiting its reply
+	closed    bool                         // the input ended: no reply can come
 	pre       []*hookMatcher               // the host's PreToolUse hooks
 	sdkNames  []string                     // the host's in-process MCP servers (initialize)
 	rpcID     int                          // the last JSON-RPC id sent to them

@@ -270,3 +270,45 @@ func TestSplitRules(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// askingRunner asks the host about a call in the middle of its run.
+type askingRunner struct {
+	s     *Session
+	state string
+}
+
+func (a *askingRunner) Run(ctx context.Context, r Run, sink event.Sink) agent.Result {
+	u := &model.ToolUse{ID: "toolu_9", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}
+	_, a.state, _ = a.s.AskTool(ctx, u, permission.Decision{Action: permission.Ask}, "Allow?", nil)
+	return agent.Result{SessionID: "s", OK: true}
+}
+
+func (a *askingRunner) Interrupt() {}
+
+// TestHostGoneWhileAsking: the host's input ends while a can_use_tool
+// waits for its answer: the question settles unanswered (the call is not
+// run) and the session ends instead of waiting forever.
+func TestHostGoneWhileAsking(t *testing.T) {
+	pr, pw := io.Pipe()
+	or, ow := io.Pipe()
+	ar := &askingRunner{}
+	s := New(Options{Out: ow, Format: FormatStreamJSON, Runner: ar, PromptTool: true})
+	ar.s = s
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = s.Serve(context.Background(), pr)
+		ow.Close()
+	}()
+	_, _ = io.WriteString(pw, `{"type":"user","message":{"role":"user","content":"go"}}`+"\n")
+	sc := bufio.NewScanner(or)
+	for sc.Scan() && !strings.Contains(sc.Text(), `"can_use_tool"`) {
+	}
+	pw.Close() // the host dies
+	for sc.Scan() {
+	}
+	<-done
+	if ar.state != "declined" {
+		t.Errorf("the question settled as %q", ar.state)
+	}
+}

@@ -50,7 +50,6 @@ func (s *Session) Serve(ctx context.Context, in io.Reader) (last *Outcome, err e
 			break
 		}
 	}
-	s.cancelPending()
 	if err := <-readErr; err != nil && ctx.Err() == nil {
 		return last, err
 	}
@@ -63,9 +62,12 @@ type Outcome struct {
 	Session         string
 }
 
-// read dispatches the input's lines; it closes prompts at the end.
+// read dispatches the input's lines; at the end it closes prompts and
+// settles the requests still waiting for the host, which cannot answer
+// any more (a turn waiting on one would never end).
 func (s *Session) read(ctx context.Context, in io.Reader, prompts chan<- string) error {
 	defer close(prompts)
+	defer s.cancelPending()
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	for n := 1; sc.Scan(); n++ {

@@ -96,6 +96,10 @@ func (s *Session) request(ctx context.Context, body map[string]any) (controlRepl
 	id := "flower-" + newUUID()
 	c := make(chan controlReply, 1)
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return controlReply{Subtype: "closed", RequestID: id}, nil
+	}
 	s.pending[id] = c
 	s.mu.Unlock()
 	defer func() {
@@ -133,6 +137,7 @@ func (s *Session) answered(r controlReply) {
 func (s *Session) cancelPending() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.closed = true
 	for id, c := range s.pending {
 		select {
 		case c <- controlReply{Subtype: "closed", RequestID: id}:
