@@ -336,3 +336,28 @@ func TestSDKInProcessMCPServer(t *testing.T) {
 		t.Errorf("the model was not offered mcp__calc__add")
 	}
 }
+
+// TestSDKHostDies: the host is SIGKILLed while flower's Bash call runs;
+// flower, its input and output gone, stops; a new host's query() with
+// resume continues the session: the effect ran once, no request was paid
+// twice.
+func TestSDKHostDies(t *testing.T) {
+	t.Parallel()
+	srv := modeltest.NewAnthropic(bashTurns("touch started; while [ ! -e go ]; do sleep 0.02; done; echo ran >> effect.txt"))
+	defer srv.Close()
+	ws := t.TempDir()
+	r := runSDK(t, ws, srv, "hostdies")
+	if r.first("flowerGone") == nil {
+		t.Fatalf("flower did not stop:\n%v", r.types())
+	}
+	res := r.results()
+	if len(res) != 1 || res[0]["is_error"] != false || res[0]["result"] != "Done." {
+		t.Fatalf("the new host's results: %v\n%s", res, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "effect.txt")); string(b) != "ran\n" {
+		t.Errorf("effect.txt %q: the effect did not run exactly once", b)
+	}
+	if srv.Count() != 2 {
+		t.Errorf("%d model requests, want 2", srv.Count())
+	}
+}

@@ -5,6 +5,7 @@
 import { query, createSdkMcpServer, tool } from '@anthropic-ai/claude-agent-sdk';
 import { z } from 'zod';
 import fs from 'node:fs';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 const ws = process.env.WS;
@@ -83,6 +84,38 @@ const scenarios = {
     await drain(query({ prompt: messages(['add them'], null, finished), options: { ...base, mcpServers: { calc: server } } }),
       async (m) => { if (m.type === 'result') done(); });
     out({ calls });
+  },
+  // The host dies (SIGKILL) while flower's Bash call runs: flower loses
+  // its input and output. Once it is gone, a new host resumes the session.
+  async hostdies() {
+    const child = spawn(process.execPath, [process.argv[1], 'hostdies-child'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let session = '';
+    let buf = '';
+    const toolSeen = new Promise((resolve) => {
+      child.stdout.on('data', (d) => {
+        buf += d;
+        for (const line of buf.split('\n').slice(0, -1)) {
+          const m = JSON.parse(line);
+          if (m.session_id) session = m.session_id;
+          if (m.type === 'assistant' && m.message.content.some((b) => b.type === 'tool_use')) resolve();
+        }
+        buf = buf.slice(buf.lastIndexOf('\n') + 1);
+      });
+    });
+    await toolSeen;
+    await waitFile(path.join(ws, 'started'));
+    const pid = Number(fs.readFileSync(process.env.FLOWER_PIDFILE, 'utf8'));
+    child.kill('SIGKILL');
+    out({ hostKilled: true });
+    fs.writeFileSync(path.join(ws, 'go'), ''); // the command may finish now
+    await new Promise((resolve) => {
+      const t = setInterval(() => { try { process.kill(pid, 0); } catch { clearInterval(t); resolve(); } }, 20);
+    });
+    out({ flowerGone: pid });
+    await drain(query({ prompt: 'go on', options: { ...base, resume: session } }));
+  },
+  async 'hostdies-child'() {
+    await drain(query({ prompt: 'append a line', options: base }));
   },
   // setPermissionMode('plan') between two messages: the second one's
   // effects do not run.
