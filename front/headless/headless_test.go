@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/flower-run/flower/agent"
+	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/permission"
@@ -310,5 +312,47 @@ func TestHostGoneWhileAsking(t *testing.T) {
 	<-done
 	if ar.state != "declined" {
 		t.Errorf("the question settled as %q", ar.state)
+	}
+}
+
+// TestConfigApply: --allowedTools and --disallowedTools become rules,
+// --mcp-config's servers join flower.yaml's (a file or a JSON text), the
+// host's in-process servers are left to mcp_message, --strict-mcp-config
+// drops the others.
+func TestConfigApply(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(file, []byte(`{"mcpServers":{"fs":{"command":"npx","args":["-y","x"]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Defaults()
+	cfg.MCP.Servers = map[string]config.MCPServer{"old": {Command: "old"}}
+	skipped, err := Config{Allowed: []string{"Read,Bash(git log:*)"}, Disallowed: []string{"Bash(rm:*)"}, Strict: true,
+		MCPConfigs: []string{file, `{"mcpServers":{"calc":{"type":"sdk","name":"calc"},"web":{"type":"http","url":"http://127.0.0.1:1/mcp"}}}`}}.Apply(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Permissions.Allow) != 2 || cfg.Permissions.Deny[0] != "Bash(rm:*)" {
+		t.Errorf("rules: %+v", cfg.Permissions)
+	}
+	if _, old := cfg.MCP.Servers["old"]; old || cfg.MCP.Servers["fs"].Command != "npx" || cfg.MCP.Servers["web"].URL == "" || len(skipped) != 1 || skipped[0] != "calc" {
+		t.Errorf("servers %v, skipped %v", cfg.MCP.Servers, skipped)
+	}
+	if _, err := (Config{MCPConfigs: []string{"/no/such.json"}}).Apply(&cfg); err == nil || !strings.Contains(err.Error(), "--mcp-config /no/such.json") {
+		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// TestStructuredOutput: with --json-schema the JSON ending the answer is
+// the result's structured_output.
+func TestStructuredOutput(t *testing.T) {
+	if _, err := SchemaInstructions("{nope"); err == nil {
+		t.Error("a schema that is not JSON was taken")
+	}
+	v, ok := lastJSON("Here it is:\n```json\n{\"ok\": {\"n\": 1}}\n```")
+	if m, _ := v.(map[string]any); !ok || m["ok"].(map[string]any)["n"] != 1.0 {
+		t.Errorf("lastJSON: %v %v", v, ok)
+	}
+	if _, ok := lastJSON("no json here"); ok {
+		t.Error("found JSON in plain text")
 	}
 }
