@@ -6,21 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/flower-run/flower"
-	"github.com/flower-run/flower/agent"
-	"github.com/flower-run/flower/config"
-	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/front/headless"
-	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/permission"
-	"github.com/flower-run/flower/store"
-	"github.com/flower-run/flower/tool"
 )
 
 // printFlags are claude -p's flags (front/headless).
@@ -175,8 +168,8 @@ func printSession(ctx context.Context, g *globals, f *printFlags, mode permissio
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if f.debug && len(skipped) > 0 {
-		fmt.Fprintf(errw, "flower: debug: in-process MCP servers of the host not reached: %s\n", strings.Join(skipped, ", "))
+	if f.debug {
+		headless.Notes(errw, skipped)
 	}
 	if err := checkLimits(g.model, f.maxTurns, f.budget); err != nil {
 		return err
@@ -186,32 +179,14 @@ func printSession(ctx context.Context, g *globals, f *printFlags, mode permissio
 		return err
 	}
 	defer h.Close()
-	gate := permission.NewGate(mode, f.promptTool == "stdio")
-	var sess *headless.Session
-	late := &lateAsker{get: func() *headless.Session { return sess }}
-	if err := h.Start(ctx, flower.StartOptions{Gate: gate, Asker: late, Sources: []tool.Source{late}}); err != nil {
+	sess, err := headless.Start(ctx, h, headless.HostOptions{Out: out, Err: errw, Format: f.output, Mode: mode,
+		PromptTool: f.promptTool == "stdio", Debug: f.debug, Resume: f.resume, SessionID: f.sessionID, Continue: f.cont,
+		Fork: f.fork, System: f.system, Append: f.appendSys, Schema: f.schema, MaxTurns: f.maxTurns, Budget: f.budget,
+		Version: version()})
+	if err != nil {
 		return fail(err)
 	}
-	rt := h.Runtime()
-	resume, err := printResume(ctx, h, f)
-	if err != nil {
-		return err
-	}
-	appendSys := f.appendSys
-	if f.schema != "" {
-		s, err := headless.SchemaInstructions(f.schema)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		appendSys = strings.TrimSpace(appendSys + "\n\n" + s)
-	}
-	runner := &hostRunner{h: h, f: f, system: f.system, append: appendSys}
-	sess = headless.New(headless.Options{Out: out, Format: f.output, Resume: resume, Gate: gate, Runner: runner,
-		Journal: headless.StoreJournal{Store: h.Store(), Key: store.SideLog(h.Workspace(), "~headless-permits")},
-		Debug:   debugWriter(f.debug, errw), Warn: errw, Structured: f.schema != "", PromptTool: f.promptTool == "stdio",
-		Init: headless.Init{Cwd: h.Workspace(), Model: h.Backend().Model, APIKeySource: apiKeySource(), Version: version(),
-			Tools: rt.ToolNames(), MCPServers: mcpNames(cfg)}})
-	ctx, stop := interruptible(ctx, rt, errw, nil)
+	ctx, stop := interruptible(ctx, h.Runtime(), errw, nil)
 	defer stop()
 	if f.input != "stream-json" {
 		return onceExit(ctx, sess.Once(ctx, prompt))
@@ -224,94 +199,4 @@ func printSession(ctx context.Context, g *globals, f *printFlags, mode permissio
 		return &exitError{code: exitFailed, err: fmt.Errorf("the last message failed (continue with flower -p --resume %s)", last.Session)}
 	}
 	return nil
-}
-
-// printResume is the session the first message continues: --resume,
-// --session-id when it exists, --continue's newest once session.
-func printResume(ctx context.Context, h *flower.Host, f *printFlags) (string, error) {
-	ws := h.Workspace()
-	id := f.resume
-	if id == "" && f.sessionID != "" && h.Runtime().HasSession(f.sessionID) {
-		id = f.sessionID
-	}
-	if id == "" && f.cont {
-		metas, err := flower.Sessions(ctx, h.Store(), ws, "")
-		if err != nil {
-			return "", fail(err)
-		}
-		for _, m := range metas {
-			if m.Agent == "once" {
-				id = flower.SessionID(ws, m.Key)
-			}
-		}
-	}
-	if id == "" {
-		return "", nil
-	}
-	id, err := resolveSession(ctx, h.Store(), ws, id)
-	if err != nil {
-		return "", err
-	}
-	return id, fail(h.CheckSession(id))
-}
-
-// hostRunner runs each message as flower once does.
-type hostRunner struct {
-	h              *flower.Host
-	f              *printFlags
-	system, append string
-}
-
-func (r *hostRunner) Run(ctx context.Context, run headless.Run, sink event.Sink) agent.Result {
-	o := flower.OnceOptions{Resume: run.Resume, Fork: r.f.fork && run.Resume == r.f.resume, MaxTurns: r.f.maxTurns,
-		Budget: r.f.budget, Sink: sink, System: r.system, Append: r.append}
-	if run.System != "" {
-		o.System = run.System
-	}
-	if run.Append != "" {
-		o.Append = strings.TrimSpace(o.Append + "\n\n" + run.Append)
-	}
-	return r.h.Once(ctx, run.Prompt, o)
-}
-
-func (r *hostRunner) Interrupt() { r.h.Runtime().Interrupt("") }
-
-// lateAsker hands permission questions to the session, made after Start.
-type lateAsker struct{ get func() *headless.Session }
-
-func (a *lateAsker) AskPermission(ctx context.Context, call, q string, opts []string) (string, string, error) {
-	return a.get().AskPermission(ctx, call, q, opts)
-}
-
-func (a *lateAsker) AskTool(ctx context.Context, u *model.ToolUse, d permission.Decision, q string, opts []string) (string, string, error) {
-	return a.get().AskTool(ctx, u, d, q, opts)
-}
-
-// Tools are the host's in-process MCP servers' tools.
-func (a *lateAsker) Tools(ctx context.Context) []tool.Tool { return a.get().SDKServers().Tools(ctx) }
-
-func debugWriter(on bool, w io.Writer) io.Writer {
-	if on {
-		return w
-	}
-	return io.Discard
-}
-
-// apiKeySource says where the API key came from, as Claude Code's init does.
-func apiKeySource() string {
-	if os.Getenv("ANTHROPIC_API_KEY") != "" {
-		return "ANTHROPIC_API_KEY"
-	}
-	return "none"
-}
-
-func mcpNames(cfg config.Config) []string {
-	var names []string
-	for name, s := range cfg.MCP.Servers {
-		if !s.Disabled {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	return names
 }

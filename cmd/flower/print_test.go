@@ -75,3 +75,20 @@ func TestPrintContinue(t *testing.T) {
 		t.Errorf("a bad mode: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// TestPrintJSONSchema: --json-schema asks the model for JSON in the
+// system prompt, and the result carries it as structured_output.
+func TestPrintJSONSchema(t *testing.T) {
+	t.Parallel()
+	srv := modeltest.NewAnthropic(modeltest.Script(modeltest.Turn{Text: "Counted.\n{\"files\": 3}"}))
+	defer srv.Close()
+	dir := t.TempDir()
+	r := runFlower(t, dir, []string{"ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=test"},
+		"-p", "--output-format", "json", "--json-schema", `{"type":"object","properties":{"files":{"type":"integer"}}}`, "count")
+	if r.code != 0 || !strings.Contains(r.stdout, `"structured_output":{"files":3}`) {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if reqs := srv.Requests(); len(reqs) != 1 || !strings.Contains(reqs[0].System, `"files":{"type":"integer"}`) {
+		t.Error("the schema is not in the system prompt")
+	}
+}

@@ -109,7 +109,8 @@ func runSDK(t *testing.T, ws string, srv *modeltest.Server, scenario string) sdk
 		}
 	case <-time.After(2 * time.Minute): // a bound on a hung SDK, not a wait for anything
 		_ = cmd.Process.Kill()
-		t.Fatalf("node %s hung\n%s\n%s", scenario, out.String(), errb.String())
+		<-done
+		t.Fatalf("node %s hung (%d model requests)\n%s\n%s", scenario, srv.Count(), out.String(), errb.String())
 	}
 	r := sdkRun{stderr: errb.String()}
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
@@ -338,12 +339,19 @@ func TestSDKInProcessMCPServer(t *testing.T) {
 }
 
 // TestSDKHostDies: the host is SIGKILLed while flower's Bash call runs;
-// flower, its input and output gone, stops; a new host's query() with
-// resume continues the session: the effect ran once, no request was paid
-// twice.
+// flower, finding its output gone, stops at the next message boundary
+// (the model request it had begun is cut); a new host's query() with
+// resume continues the session: the effect ran once, at most one request
+// was paid twice.
 func TestSDKHostDies(t *testing.T) {
 	t.Parallel()
-	srv := modeltest.NewAnthropic(bashTurns("touch started; while [ ! -e go ]; do sleep 0.02; done; echo ran >> effect.txt"))
+	in, _ := json.Marshal(map[string]string{"command": "touch started; while [ ! -e go ]; do sleep 0.02; done; echo ran >> effect.txt"})
+	srv := modeltest.NewAnthropic(func(r *modeltest.Request) modeltest.Turn {
+		if r.N == 1 {
+			return modeltest.Turn{Text: "Running.", ToolCalls: []modeltest.ToolCall{{Name: "Bash", Input: string(in)}}}
+		}
+		return modeltest.Turn{Text: "Done."}
+	})
 	defer srv.Close()
 	ws := t.TempDir()
 	r := runSDK(t, ws, srv, "hostdies")
@@ -357,7 +365,7 @@ func TestSDKHostDies(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(ws, "effect.txt")); string(b) != "ran\n" {
 		t.Errorf("effect.txt %q: the effect did not run exactly once", b)
 	}
-	if srv.Count() != 2 {
-		t.Errorf("%d model requests, want 2", srv.Count())
+	if n := srv.Count(); n < 2 || n > 3 {
+		t.Errorf("%d model requests, want 2, or 3 with the one the host's death cut", n)
 	}
 }

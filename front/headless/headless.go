@@ -16,7 +16,6 @@ package headless
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -90,6 +89,7 @@ type Session struct {
 	appendSys string
 	pending   map[string]chan controlReply // requests to the host awaiting its reply
 	closed    bool                         // the input ended: no reply can come
+	gone      bool                         // writing to the host failed
 	pre       []*hookMatcher               // the host's PreToolUse hooks
 	sdkNames  []string                     // the host's in-process MCP servers (initialize)
 	rpcID     int                          // the last JSON-RPC id sent to them
@@ -112,7 +112,25 @@ func New(o Options) *Session {
 	if o.Format == "" {
 		o.Format = FormatText
 	}
-	return &Session{o: o, out: &lineWriter{w: o.Out}, session: o.Resume, pending: map[string]chan controlReply{}}
+	s := &Session{o: o, session: o.Resume, pending: map[string]chan controlReply{}}
+	s.out = &lineWriter{w: o.Out, failed: s.hostGone}
+	return s
+}
+
+// hostGone is called once writing to the host failed: it is gone (its
+// end of the pipe closed), so no one reads what the run does any more.
+// The run in flight stops at its next message boundary, as after an
+// interrupt, and the requests waiting for the host settle unanswered; a
+// later start with --resume continues the session.
+func (s *Session) hostGone() {
+	s.mu.Lock()
+	running := s.running
+	s.gone = true
+	s.mu.Unlock()
+	if running {
+		s.o.Runner.Interrupt()
+	}
+	s.cancelPending()
 }
 
 // Once runs prompt alone (text input) and writes the output format's
@@ -124,6 +142,10 @@ func (s *Session) Once(ctx context.Context, prompt string) agent.Result {
 // turn runs one user message to its end.
 func (s *Session) turn(ctx context.Context, prompt string) agent.Result {
 	s.mu.Lock()
+	if s.gone {
+		s.mu.Unlock()
+		return agent.Result{SessionID: s.session, Stop: agent.StopInterrupted, Error: "the host is gone"}
+	}
 	s.running = true
 	r := Run{Prompt: prompt, Resume: s.session, Append: s.appendSys}
 	if len(s.system) > 0 {
@@ -163,10 +185,24 @@ func (s *Session) sessionID() string {
 	return s.session
 }
 
-// lineWriter writes one JSON value per line, whole, from any goroutine.
+// lineWriter writes one JSON value per line, whole, from any goroutine;
+// failed is called once, on the first write that fails.
 type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu     sync.Mutex
+	w      io.Writer
+	failed func()
+	broken bool
+}
+
+// put writes b; the caller holds l.mu.
+func (l *lineWriter) put(b []byte) {
+	if l.broken {
+		return
+	}
+	if _, err := l.w.Write(b); err != nil && l.failed != nil {
+		l.broken = true
+		go l.failed() // not under l.mu: it may write (a cancel) itself
+	}
 }
 
 func (l *lineWriter) write(v any) {
@@ -176,13 +212,13 @@ func (l *lineWriter) write(v any) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, _ = l.w.Write(append(b, '\n'))
+	l.put(append(b, '\n'))
 }
 
 func (l *lineWriter) text(s string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintln(l.w, s)
+	l.put([]byte(s + "\n"))
 }
 
 func newUUID() string { return uuid.NewString() }
