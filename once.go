@@ -21,6 +21,10 @@ type OnceOptions struct {
 	MaxTurns int        // stop after this many model responses (0: 100)
 	Budget   float64    // stop once this many USD are spent (0: no limit)
 	Sink     event.Sink // the run's events, secrets scrubbed; nil drops them
+	// System, when set, replaces OnceInstructions as the system prompt
+	// (Claude Code's --system-prompt); Append is added to it
+	// (--append-system-prompt).
+	System, Append string
 }
 
 // Once runs one agent on prompt in the workspace, with no workflow and no
@@ -37,7 +41,14 @@ func (h *Host) Once(ctx context.Context, prompt string, o OnceOptions) agent.Res
 	if sink == nil {
 		sink = func(event.Event) {}
 	}
-	spec := agent.Spec{Name: "once", Instructions: OnceInstructions, Model: h.backend.Model, MaxTurns: o.MaxTurns, MaxBudget: o.Budget}
+	instr := OnceInstructions
+	if o.System != "" {
+		instr = o.System
+	}
+	if o.Append != "" {
+		instr += "\n\n" + o.Append
+	}
+	spec := agent.Spec{Name: "once", Instructions: instr, Model: h.backend.Model, MaxTurns: o.MaxTurns, MaxBudget: o.Budget}
 	return h.rt.Run(ctx, spec, prompt, agent.RunOptions{Resume: o.Resume, Fork: o.Fork, Sink: h.Redact(sink)})
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/oracle"
+	"github.com/flower-run/flower/permission"
 	"github.com/flower-run/flower/resilience"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
@@ -29,6 +30,16 @@ type StartOptions struct {
 	// OfflineTimeout is how long a model call waits for an unreachable
 	// endpoint before it fails with resilience.ErrOffline; 0 is R4.3's hour.
 	OfflineTimeout time.Duration
+	// Asker, when set, answers the permission questions of the runs in
+	// place of the person's channel (a host program driving flower the
+	// way the Claude Agent SDK drives Claude Code; front/headless).
+	Asker agent.PermissionAsker
+	// Gate applies a permission mode to the rules' decisions (Claude
+	// Code's --permission-mode); nil applies none.
+	Gate *permission.Gate
+	// Sources offer more tools known only once they start (a host's
+	// in-process MCP servers), besides flower.yaml's and .mcp.json's.
+	Sources []tool.Source
 }
 
 // HumanOptions shape the person's channel of a started Host.
@@ -79,12 +90,16 @@ func (h *Host) Start(ctx context.Context, o StartOptions) error {
 	}
 	ao := agent.Options{Workspace: h.ws, Store: h.store, Provider: b.Provider, Retry: retry, Trim: !h.opts.NoTrim,
 		Tools: append(tools, o.Tools...), Policies: h.cfg.Policies(), Instructions: Instructions(h.ws),
-		ToolEnv: h.toolEnv(), Secrets: h.secrets, Permissions: h.rules, Sources: sources,
+		ToolEnv: h.toolEnv(), Secrets: h.secrets, Permissions: h.rules, Sources: append(sources, o.Sources...),
 		Hooks: h.hooks(), RuleOrigin: h.cfg.RuleOrigin, Subagents: h.subagents()}
 	h.claudeEnv()
 	if h.channel != nil {
 		ao.Mail, ao.MailTool, ao.Asker = h.channel, human.InboxName, h.channel
 	}
+	if o.Asker != nil {
+		ao.Asker = o.Asker
+	}
+	ao.Gate = o.Gate
 	if h.rt, err = agent.New(ao); err != nil {
 		return err
 	}

@@ -64,6 +64,9 @@ type Options struct {
 	// Asker asks the person about a call an ask rule matched; nil means
 	// no one can answer, so such calls are denied with a note.
 	Asker PermissionAsker
+	// Gate applies a permission mode (Claude Code's) to the rules'
+	// decisions; nil applies none.
+	Gate *permission.Gate
 	// Secrets are scrubbed from every tool result before it is stored,
 	// emitted or sent to the model (issue 10); nil scrubs nothing.
 	Secrets *tool.Secrets
@@ -105,6 +108,7 @@ type Runtime struct {
 	hooks     *hook.Runner
 	origin    func(string) string
 	subagents []Subagent
+	gate      *permission.Gate
 
 	grantMu sync.Mutex      // guards grants, runID
 	grants  map[string]bool // ask rules the person allowed for this run (grants.go)
@@ -135,7 +139,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	r := &Runtime{workspace: ws, provider: opts.Provider, store: opts.Store,
 		now: opts.Now, newID: opts.NewID, retry: opts.Retry, trim: opts.Trim, handoffAt: opts.HandoffAt, policies: opts.Policies, secrets: opts.Secrets, sources: opts.Sources, interrupt: make(chan string, 1),
-		perms: opts.Permissions, asker: opts.Asker, hooks: opts.Hooks, origin: opts.RuleOrigin, subagents: opts.Subagents,
+		perms: opts.Permissions, asker: opts.Asker, hooks: opts.Hooks, origin: opts.RuleOrigin, subagents: opts.Subagents, gate: opts.Gate,
 		project: opts.Instructions, mail: opts.Mail, mailTool: opts.MailTool}
 	if r.now == nil {
 		r.now = time.Now
@@ -177,6 +181,10 @@ func (r *Runtime) registry(opts Options) tool.Registry {
 
 // Workspace is the absolute workspace path.
 func (r *Runtime) Workspace() string { return r.workspace }
+
+// ToolNames are the names of the tools every run may be offered, sorted:
+// the built-ins and Options.Tools (a Source's tools join at each call).
+func (r *Runtime) ToolNames() []string { return r.tools.Names() }
 
 // Store is the runtime's session store.
 func (r *Runtime) Store() store.Store { return r.store }

@@ -62,6 +62,13 @@ type Decision struct {
 	// Why says, for a Bash line asked because its commands cannot be
 	// determined from its text, what hides them (Unlisted is true).
 	Why string
+	// Mode is set when a permission mode (Gate), not a rule, decided.
+	Mode Mode
+	// Hook: a host's hook must see the call first (Gate.SetHooked); the
+	// call is asked, and Then is what the mode and rules decided, for
+	// when the hook leaves the decision open.
+	Hook bool
+	Then Action
 }
 
 // Check decides a call of tool with input (the model's JSON): the first

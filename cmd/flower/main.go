@@ -45,7 +45,7 @@ func main() {
 
 func run(ctx context.Context, args []string) int {
 	cmd := newRoot()
-	cmd.SetArgs(args)
+	cmd.SetArgs(printArgs(cmd, args)) // flower -p: Claude Code's headless mode (print.go)
 	err := cmd.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK

@@ -111,6 +111,7 @@ func runOnce(ctx context.Context, g *globals, f *onceFlags, prompt string, out i
 	ctx, stop := interruptible(ctx, rt, os.Stderr, nil)
 	defer stop()
 	o := script.New(f.format, out)
+	o.SetModel(h.Backend().Model)
 	stopSpin := o.Spin(ctx) // the human format's spinner, from the first model call (issue 11)
 	res := h.Once(ctx, prompt, flower.OnceOptions{Resume: f.resume, Fork: f.fork, MaxTurns: f.maxTurns, Budget: f.budget, Sink: o.Sink})
 	stopSpin()

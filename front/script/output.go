@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
@@ -40,13 +41,25 @@ func Check(format string) error {
 // Output turns a run's events and result into the chosen format.
 type Output struct {
 	format string
+	model  string // the model's name, for modelUsage
 	out    io.Writer
 	r      *term.Renderer
 
-	mu    sync.Mutex // guards seq, usage and enc's writes
-	seq   int
-	usage usageSum
-	enc   *json.Encoder
+	mu      sync.Mutex // guards seq, usage, denials, api, since and enc's writes
+	seq     int
+	usage   usageSum
+	denials []permissionDenial
+	inputs  map[string]any // tool call id → input, for denials
+	api     time.Duration  // time spent waiting for the model (duration_api_ms)
+	since   time.Time
+	enc     *json.Encoder
+}
+
+// permissionDenial is one entry of Claude Code's permission_denials.
+type permissionDenial struct {
+	Tool  string `json:"tool_name"`
+	ID    string `json:"tool_use_id"`
+	Input any    `json:"tool_input"`
 }
 
 // usageSum adds up the tokens of every model response of a run.
@@ -59,7 +72,7 @@ type usageSum struct {
 
 // New writes the output of one run in format (Check it first) to out.
 func New(format string, out io.Writer) *Output {
-	o := &Output{format: format, out: out, enc: json.NewEncoder(out)}
+	o := &Output{format: format, out: out, enc: json.NewEncoder(out), inputs: map[string]any{}, since: time.Now()}
 	if format == Human {
 		o.r = term.NewRenderer(out)
 	}
@@ -87,9 +100,7 @@ func (o *Output) Sink(e event.Event) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if e.Kind == event.Usage {
-		o.usage.add(e.Payload)
-	}
+	o.track(e)
 	if o.format != StreamJSON {
 		return
 	}
@@ -102,6 +113,32 @@ func (o *Output) Sink(e event.Event) {
 	if err := o.enc.Encode(line); err != nil {
 		line["payload"] = map[string]any{"unencodable": err.Error()}
 		_ = o.enc.Encode(line)
+	}
+}
+
+// SetModel names the model for the json result's modelUsage.
+func (o *Output) SetModel(name string) { o.model = name }
+
+// track keeps what the result object sums up: tokens, model time and
+// the calls the rules denied.
+func (o *Output) track(e event.Event) {
+	if _, sub := e.Payload["subagent"]; sub {
+		return
+	}
+	switch e.Kind {
+	case event.Usage:
+		o.usage.add(e.Payload)
+		o.api += time.Since(o.since)
+		o.since = time.Now()
+	case event.ToolCall:
+		id, _ := e.Payload["id"].(string)
+		o.inputs[id] = e.Payload["input"]
+	case event.ToolResult, event.Denied:
+		o.since = time.Now()
+		if e.Kind == event.Denied {
+			id, _ := e.Payload["id"].(string)
+			o.denials = append(o.denials, permissionDenial{Tool: e.Tool, ID: id, Input: o.inputs[id]})
+		}
 	}
 }
 
@@ -123,16 +160,29 @@ func (u *usageSum) add(p map[string]any) {
 
 // onceResult is the json format's object, with Claude Code's field names.
 type onceResult struct {
-	Type       string   `json:"type"`
-	Subtype    string   `json:"subtype"`
-	SessionID  string   `json:"session_id"`
-	Result     string   `json:"result"`
-	IsError    bool     `json:"is_error"`
-	Error      string   `json:"error,omitempty"`
-	NumTurns   int      `json:"num_turns"`
-	TotalCost  float64  `json:"total_cost_usd"`
-	DurationMS int64    `json:"duration_ms"`
-	Usage      usageSum `json:"usage"`
+	Type        string                `json:"type"`
+	Subtype     string                `json:"subtype"`
+	SessionID   string                `json:"session_id"`
+	Result      string                `json:"result"`
+	IsError     bool                  `json:"is_error"`
+	Error       string                `json:"error,omitempty"`
+	NumTurns    int                   `json:"num_turns"`
+	TotalCost   float64               `json:"total_cost_usd"`
+	DurationMS  int64                 `json:"duration_ms"`
+	DurationAPI int64                 `json:"duration_api_ms"`
+	StopReason  *string               `json:"stop_reason"`
+	Usage       usageSum              `json:"usage"`
+	ModelUsage  map[string]modelUsage `json:"modelUsage"`
+	Denials     []permissionDenial    `json:"permission_denials"`
+}
+
+// modelUsage is one model's entry of Claude Code's modelUsage.
+type modelUsage struct {
+	Input         int     `json:"inputTokens"`
+	Output        int     `json:"outputTokens"`
+	CacheRead     int     `json:"cacheReadInputTokens"`
+	CacheCreation int     `json:"cacheCreationInputTokens"`
+	Cost          float64 `json:"costUSD"`
 }
 
 // Done writes the end of the output.
@@ -147,13 +197,23 @@ func (o *Output) Done(res agent.Result) {
 	case JSON, StreamJSON:
 		o.mu.Lock()
 		defer o.mu.Unlock()
-		sub := "success"
+		sub, stop := "success", "end_turn"
 		if !res.OK {
-			sub = "error_" + string(res.Stop)
+			sub, stop = "error_"+string(res.Stop), ""
 		}
-		_ = o.enc.Encode(onceResult{Type: "result", Subtype: sub, SessionID: res.SessionID, Result: res.Text,
+		r := onceResult{Type: "result", Subtype: sub, SessionID: res.SessionID, Result: res.Text,
 			IsError: !res.OK, Error: res.Error, NumTurns: res.Turns, TotalCost: res.Cost,
-			DurationMS: res.End.Sub(res.Start).Milliseconds(), Usage: o.usage})
+			DurationMS: res.End.Sub(res.Start).Milliseconds(), DurationAPI: o.api.Milliseconds(), Usage: o.usage,
+			ModelUsage: map[string]modelUsage{o.model: {Input: o.usage.Input, Output: o.usage.Output,
+				CacheRead: o.usage.CacheRead, CacheCreation: o.usage.CacheCreation, Cost: res.Cost}},
+			Denials: o.denials}
+		if r.Denials == nil {
+			r.Denials = []permissionDenial{}
+		}
+		if stop != "" {
+			r.StopReason = &stop
+		}
+		_ = o.enc.Encode(r)
 	}
 }
 
