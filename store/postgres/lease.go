@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/store"
 )
 
@@ -411,13 +412,16 @@ func (s *leased) PutSummary(ctx context.Context, key, text string) error {
 	if key == "" {
 		return errors.New("put summary: key is required")
 	}
-	return s.l.lostErr(write(ctx, s.pool, "put summary "+key, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, fenceSQL, s.l.fence()...); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO summaries (key, text, time) VALUES ($1, $2, $3)`, key, text, column(time.Now()))
-		return err
-	}))
+	// The fence and the insert are one pipeline: one round trip, one
+	// implicit transaction, as a commit's.
+	b := &pgx.Batch{}
+	b.Queue(fenceSQL, s.l.fence()...)
+	b.Queue(putSummary, key, text, column(time.Now()))
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return s.l.lostErr(fmt.Errorf("put summary %s: %w", key, err))
+	}
+	failpoint.Durable("commit put summary " + key)
+	return nil
 }
 
 func (s *leased) Close() error { return nil }
