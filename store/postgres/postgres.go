@@ -31,6 +31,8 @@ type DB struct {
 
 	smu  sync.Mutex // guards sess
 	sess *session   // the lease session, once a lease was taken
+
+	events eventGroup // AppendEvents' group commit
 }
 
 // IsURL reports whether s names a PostgreSQL store (postgres:// or
@@ -63,7 +65,7 @@ const TTLEnv = "FLOWER_LEASE_TTL"
 
 // connect makes the pool and checks that the server answers.
 func connect(ctx context.Context, rawURL string, opts ...Option) (*DB, error) {
-	d := &DB{where: redact(rawURL), ttl: DefaultTTL}
+	d := &DB{where: redact(rawURL), ttl: DefaultTTL, events: eventGroup{token: make(chan struct{}, 1)}}
 	if v, err := time.ParseDuration(os.Getenv(TTLEnv)); err == nil && v > 0 {
 		d.ttl = v
 	}
