@@ -31,6 +31,7 @@ type runner struct {
 	dead    map[string]bool   // steps whose lineage session is gone from the store
 	ran     map[string]string // step -> session, attempts of this process
 	resumed bool
+	read    bool // run and lineage were read from the store once (reload)
 }
 
 func newRunner(w *Workflow, rt *agent.Runtime, opts Options) *runner {
@@ -159,9 +160,10 @@ func (r *runner) commit(ctx context.Context, b store.Batch) error {
 	}
 	if b.Run == &r.run && b.Wake == "" && b.Archive == "" && len(b.Bind) == 0 && len(b.Entries) == 0 {
 		// The store holds what r holds: its own run, as written (times
-		// as a store gives them back), and a lineage no part of the batch
-		// changed. Reading both back cost two round trips a commit, a
-		// quarter of a PostgreSQL worker's (issue 19).
+		// as a store gives them back), and the lineage read last, which
+		// no part of the batch changed. Reading both back cost two round
+		// trips a commit, a quarter of a PostgreSQL worker's (issue 19).
+		// The first commit reads them (a resumed run counts no wake).
 		r.run.Created, r.run.Updated = r.run.Created.Round(0), r.run.Updated.Round(0)
 		return nil
 	}
@@ -183,7 +185,7 @@ func (r *runner) reload(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read lineage: %w", err)
 	}
-	r.lineage = l
+	r.lineage, r.read = l, true
 	return nil
 }
 
