@@ -66,7 +66,6 @@ const insertEntryBy = `INSERT INTO entries (key, uuid, parent, kind, time, body,
 
 // Load returns the entries of exactly key, in append order.
 func (d *DB) Load(ctx context.Context, key string) ([]store.Entry, error) {
-	dbg("Load")
 	rows, err := d.pool.Query(ctx, `SELECT seq, body FROM entries WHERE key = $1 ORDER BY seq`, key)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", key, err)

@@ -17,7 +17,6 @@ import (
 // stays in the server and off the wire. A body that does not decode that
 // way is read again whole.
 func (d *DB) LoadHeads(ctx context.Context, key string, over, head int) ([]store.Entry, error) {
-	dbg("LoadHeads")
 	if head < 1 || head >= over {
 		return nil, fmt.Errorf("load %s: head %d must be in [1, over %d)", key, head, over)
 	}

@@ -93,7 +93,6 @@ const putSummary = `INSERT INTO summaries (key, text, time) VALUES ($1, $2, $3)`
 
 // Summary returns the latest summary of key; ok is false if there is none.
 func (d *DB) Summary(ctx context.Context, key string) (string, bool, error) {
-	dbg("Summary")
 	var text string
 	err := d.pool.QueryRow(ctx, `SELECT text FROM summaries WHERE key = $1 ORDER BY id DESC LIMIT 1`, key).Scan(&text)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -35,7 +35,6 @@ type sender interface {
 // process to be scheduled. A lease's write (l not nil) begins with its
 // fence, and its entries name the lease's session as their writer.
 func commit(ctx context.Context, s sender, b store.Batch, l *Lease) error {
-	dbg("commit")
 	if b.Empty() {
 		return nil
 	}
@@ -209,7 +208,6 @@ func (w *batchRows) queue(p *pipeline, op string) {
 
 // Run returns the run of that id; ok is false if there is none.
 func (d *DB) Run(ctx context.Context, id string) (store.Run, bool, error) {
-	dbg("Run")
 	var col, body string
 	err := d.pool.QueryRow(ctx, `SELECT id, body FROM runs WHERE id = $1`, id).Scan(&col, &body)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -255,7 +253,6 @@ func (d *DB) queryRuns(ctx context.Context, what, q string, args ...any) ([]stor
 // bindings by store.LineageOf. One query reads the thread and its
 // bindings, so they come from one snapshot.
 func (d *DB) Lineage(ctx context.Context, workspace string) (store.Lineage, error) {
-	dbg("Lineage")
 	rows, err := d.pool.Query(ctx, `SELECT t.thread, t.woke, b.step, b.session FROM threads t
 		LEFT JOIN bindings b ON b.workspace = t.workspace AND b.thread = t.thread
 		WHERE t.workspace = $1 ORDER BY b.seq`, workspace)
