@@ -133,7 +133,7 @@ func (w *Worker) watch(ctx context.Context, h *flower.Host, id string) (stop fun
 func (w *Worker) follow(ctx context.Context, h *flower.Host, log io.Writer) (stop func()) {
 	rt, ch := h.Runtime(), h.Channel()
 	nudge := make(chan struct{}, 1)
-	f, err := ch.Follow(human.FollowOptions{Interrupt: rt.Interrupt, Nudge: nudge})
+	f, err := ch.Follow(human.FollowOptions{Interrupt: rt.Interrupt, Nudge: nudge, Poll: followPoll})
 	if err != nil {
 		return func() {}
 	}
@@ -162,6 +162,13 @@ func (w *Worker) follow(ctx context.Context, h *flower.Host, log io.Writer) (sto
 		w.mu.Unlock()
 	}
 }
+
+// followPoll is how often a driven run's journal is read with no nudge.
+// The worker's LISTEN connection nudges on every record put there and
+// nudges every follower once it reconnects, so the poll only backs up a
+// notification lost otherwise; at human.DefaultPoll, 64 runs read their
+// journals ~30 times a second for nothing (issue 19).
+const followPoll = 30 * time.Second
 
 // stream is a run's stored event stream (GET /runs/ID/events of any
 // flower serve --runs reads it).

@@ -38,6 +38,11 @@ func ExportLineage(ctx context.Context, s store.Store, runDir, ws string) error 
 	if err != nil {
 		return fmt.Errorf("export lineage: %w", err)
 	}
+	return writeLineage(runDir, ws, l)
+}
+
+// writeLineage writes lineage.json of ws from l.
+func writeLineage(runDir, ws string, l store.Lineage) error {
 	return writeJSON(filepath.Join(runDir, LineageFile), LineageExport{Workspace: ws, Woke: l.Woke, Steps: l.Steps})
 }
 

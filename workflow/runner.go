@@ -31,6 +31,7 @@ type runner struct {
 	dead    map[string]bool   // steps whose lineage session is gone from the store
 	ran     map[string]string // step -> session, attempts of this process
 	resumed bool
+	read    bool // run and lineage were read from the store once (reload)
 }
 
 func newRunner(w *Workflow, rt *agent.Runtime, opts Options) *runner {
@@ -88,7 +89,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		return err
 	}
 	// A crash may have come between a commit and its export.
-	r.exportLineage(ctx)
+	r.exportHeldLineage()
 	r.exportManifest(ctx)
 	return nil
 }
@@ -157,6 +158,15 @@ func (r *runner) commit(ctx context.Context, b store.Batch) error {
 	if err := r.st.Commit(context.WithoutCancel(ctx), b); err != nil {
 		return fmt.Errorf("record run %s: %w", r.run.ID, err)
 	}
+	if b.Run == &r.run && b.Wake == "" && b.Archive == "" && len(b.Bind) == 0 && len(b.Entries) == 0 {
+		// The store holds what r holds: its own run, as written (times
+		// as a store gives them back), and the lineage read last, which
+		// no part of the batch changed. Reading both back cost two round
+		// trips a commit, a quarter of a PostgreSQL worker's (issue 19).
+		// The first commit reads them (a resumed run counts no wake).
+		r.run.Created, r.run.Updated = r.run.Created.Round(0), r.run.Updated.Round(0)
+		return nil
+	}
 	return r.reload(ctx)
 }
 
@@ -175,12 +185,21 @@ func (r *runner) reload(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read lineage: %w", err)
 	}
-	r.lineage = l
+	r.lineage, r.read = l, true
 	return nil
 }
 
 // exportLineage and exportManifest refresh the run dir's JSON exports; a
-// failed export is a warning: the store holds the truth.
+// failed export is a warning: the store holds the truth. exportLineage
+// reads the lineage again (the agent may have bound a step since);
+// exportHeldLineage writes the one the runner read last, right after a
+// reload or a commit that kept it.
+func (r *runner) exportHeldLineage() {
+	if err := writeLineage(r.opts.RunDir, r.ws, r.lineage); err != nil {
+		r.warn(err.Error())
+	}
+}
+
 func (r *runner) exportLineage(ctx context.Context) {
 	if err := ExportLineage(context.WithoutCancel(ctx), r.st, r.opts.RunDir, r.ws); err != nil {
 		r.warn(err.Error())

@@ -170,7 +170,7 @@ func (r *runner) record(ctx context.Context, row string, res agent.Result, finis
 	if len(b.Results) > 0 {
 		r.exportManifest(ctx)
 	}
-	r.exportLineage(ctx)
+	r.exportHeldLineage() // read after the attempt: the agent's bindings are in
 	if r.w.OnStep != nil {
 		func() {
 			defer func() { _ = recover() }()

@@ -21,10 +21,7 @@ func (d *DB) PutMeta(ctx context.Context, m store.Meta) error {
 	if err != nil {
 		return err
 	}
-	return write(ctx, d.pool, "put meta "+m.Key, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, putMeta, row...)
-		return err
-	})
+	return exec1(ctx, d.pool, "put meta "+m.Key, putMeta, row...)
 }
 
 // metaRow is putMeta's arguments for m.
@@ -89,11 +86,10 @@ func (d *DB) PutSummary(ctx context.Context, key, text string) error {
 	if key == "" {
 		return errors.New("put summary: key is required")
 	}
-	return write(ctx, d.pool, "put summary "+key, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO summaries (key, text, time) VALUES ($1, $2, $3)`, key, text, column(time.Now()))
-		return err
-	})
+	return exec1(ctx, d.pool, "put summary "+key, putSummary, key, text, column(time.Now()))
 }
+
+const putSummary = `INSERT INTO summaries (key, text, time) VALUES ($1, $2, $3)`
 
 // Summary returns the latest summary of key; ok is false if there is none.
 func (d *DB) Summary(ctx context.Context, key string) (string, bool, error) {

@@ -31,6 +31,8 @@ type DB struct {
 
 	smu  sync.Mutex // guards sess
 	sess *session   // the lease session, once a lease was taken
+
+	events eventGroup // AppendEvents' group commit
 }
 
 // IsURL reports whether s names a PostgreSQL store (postgres:// or
@@ -63,7 +65,7 @@ const TTLEnv = "FLOWER_LEASE_TTL"
 
 // connect makes the pool and checks that the server answers.
 func connect(ctx context.Context, rawURL string, opts ...Option) (*DB, error) {
-	d := &DB{where: redact(rawURL), ttl: DefaultTTL}
+	d := &DB{where: redact(rawURL), ttl: DefaultTTL, events: eventGroup{token: make(chan struct{}, 1)}}
 	if v, err := time.ParseDuration(os.Getenv(TTLEnv)); err == nil && v > 0 {
 		d.ttl = v
 	}
@@ -158,25 +160,13 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// beginner starts transactions: the pool, or a connection.
-type beginner interface {
-	Begin(ctx context.Context) (pgx.Tx, error)
-}
-
-// write runs fn in a transaction on b and commits it. The commit is
-// durable when the server acknowledges it (synchronous_commit on, the
-// default: the WAL record is flushed first).
-func write(ctx context.Context, b beginner, op string, fn func(pgx.Tx) error) error {
-	tx, err := b.Begin(ctx)
-	if err != nil {
+// exec1 runs one write statement, its own transaction: one round trip
+// where BEGIN, the statement and COMMIT took three. The commit is durable
+// when the server acknowledges it (synchronous_commit on: the WAL record
+// is flushed first).
+func exec1(ctx context.Context, pool *pgxpool.Pool, op, sql string, args ...any) error {
+	if _, err := pool.Exec(ctx, sql, args...); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
-	}
-	defer tx.Rollback(context.Background()) // a no-op after Commit
-	if err := fn(tx); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("%s: commit: %w", op, err)
 	}
 	failpoint.Durable("commit " + op)
 	return nil
