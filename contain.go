@@ -57,6 +57,9 @@ func (h *Host) contain() error {
 	}
 	h.box, h.rules = sb, rules
 	h.onClose(func() { _ = sb.Close() })
+	// The helper's launch (a whole flower process) overlaps the first
+	// model request instead of delaying the first Bash call (issue 19).
+	sb.Prestart()
 	if note := sb.Note(); note != "" {
 		noteTo(h.notice(), "flower: sandbox: %s", note)
 	}

@@ -100,6 +100,11 @@ type Host struct {
 // an older flower kept in JSON files is imported.
 func Open(ctx context.Context, o Options) (_ *Host, err error) {
 	h := &Host{opts: o}
+	// Whether namespaces can be made here is asked once per process, by
+	// starting a process; Start's sandbox needs the answer. Asked now, it
+	// overlaps the lock and the store's creation (a sync) instead of
+	// delaying the first model request (issue 19).
+	go sandbox.Probe()
 	defer func() {
 		if err != nil {
 			h.Close()

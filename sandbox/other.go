@@ -45,6 +45,9 @@ type runner struct{}
 func newRunner() *runner { return nil }
 func (*runner) close()   {}
 
+// Prestart does nothing here: there is no helper.
+func (*Sandbox) Prestart() {}
+
 // Probe does nothing here.
 func Probe() {}
 
