@@ -58,11 +58,21 @@ func (h *Host) contain() error {
 	h.box, h.rules = sb, rules
 	h.onClose(func() { _ = sb.Close() })
 	// The helper's launch (a whole flower process) overlaps the first
-	// model request instead of delaying the first Bash call (issue 19).
+	// model request instead of delaying the first Bash call, and the note
+	// about namespaces waits for the probe (a process too) on its own
+	// (issue 19); Close waits for it.
 	sb.Prestart()
 	if note := sb.Note(); note != "" {
 		noteTo(h.notice(), "flower: sandbox: %s", note)
 	}
+	noted := make(chan struct{})
+	go func() {
+		defer close(noted)
+		if note := sandbox.NamespaceNote(); note != "" {
+			noteTo(h.notice(), "flower: sandbox: %s", note)
+		}
+	}()
+	h.onClose(func() { <-noted })
 	return nil
 }
 
