@@ -1,7 +1,13 @@
 package sandbox
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestPrestart: Prestart launches the run's helper before any command
@@ -30,5 +36,36 @@ func TestPrestart(t *testing.T) {
 	case <-exited:
 	default:
 		t.Fatal("Close returned with the prestarted helper still running")
+	}
+}
+
+// TestHardenDuringStart: Harden does not wait for a start under way (the
+// namespace probe or the helper's launch, begun before it: issue 19); the
+// process stays dumpable until that start ends, and is not dumpable after.
+func TestHardenDuringStart(t *testing.T) {
+	if os.Getenv("FLOWER_HARDEN_DURING") == "1" {
+		inStart, release := make(chan struct{}), make(chan struct{})
+		done := make(chan error)
+		go func() {
+			done <- withDumpable(func() error {
+				close(inStart)
+				<-release
+				return nil
+			})
+		}()
+		<-inStart
+		_ = Harden(nil) // returns while the start is under way, or the test times out
+		during, _ := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
+		close(release)
+		<-done
+		after, _ := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
+		fmt.Printf("dumpable during %d after %d\n", during, after)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHardenDuringStart$", "-test.v", "-test.timeout=60s")
+	cmd.Env = append(os.Environ(), "FLOWER_HARDEN_DURING=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "dumpable during 1 after 0") {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
