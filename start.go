@@ -25,6 +25,11 @@ type StartOptions struct {
 	// Tools are more tools every agent gets (a workflow's verdict tool, a
 	// tool of the embedder's own).
 	Tools []tool.Tool
+	// LazySandbox launches the sandbox's helper at the first command
+	// instead of as Start returns (where the launch overlaps the first
+	// model request, issue 19): for a process driving many runs at once,
+	// most of which may never start a command (the worker).
+	LazySandbox bool
 }
 
 // HumanOptions shape the person's channel of a started Host.
@@ -47,7 +52,7 @@ func (h *Host) Start(ctx context.Context, o StartOptions) error {
 	}
 	h.backend = b
 	h.onClose(b.Close)
-	if err := h.contain(); err != nil {
+	if err := h.contain(!o.LazySandbox); err != nil {
 		return err
 	}
 	h.secrets = Secrets(h.cfg, h.opts.Secrets...)
