@@ -48,8 +48,9 @@ func LoadConfig(ws string) (config.Config, error) {
 	return cfg, nil
 }
 
-// contain builds the sandbox and the permission rules of the workspace.
-func (h *Host) contain() error {
+// contain builds the sandbox and the permission rules of the workspace,
+// and launches the sandbox's helper now when prestart is set.
+func (h *Host) contain(prestart bool) error {
 	rules, err := h.cfg.PermissionRules(h.ws)
 	if err != nil {
 		return usage("%s: %v", config.FileName, err)
@@ -63,9 +64,24 @@ func (h *Host) contain() error {
 	}
 	h.box, h.rules = sb, rules
 	h.onClose(func() { _ = sb.Close() })
+	// The helper's launch (a whole flower process) overlaps the first
+	// model request instead of delaying the first Bash call, and the note
+	// about namespaces waits for the probe (a process too) on its own
+	// (issue 19); Close waits for it.
+	if prestart {
+		sb.Prestart()
+	}
 	if note := sb.Note(); note != "" {
 		noteTo(h.notice(), "flower: sandbox: %s", note)
 	}
+	noted := make(chan struct{})
+	go func() {
+		defer close(noted)
+		if note := sandbox.NamespaceNote(); note != "" {
+			noteTo(h.notice(), "flower: sandbox: %s", note)
+		}
+	}()
+	h.onClose(func() { <-noted })
 	return nil
 }
 

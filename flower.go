@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/flower-run/flower/agent"
@@ -99,7 +100,15 @@ type Host struct {
 // with an error wrapping store.ErrBusy that names the holder. Run state
 // an older flower kept in JSON files is imported.
 func Open(ctx context.Context, o Options) (_ *Host, err error) {
+	if o.Notice != nil {
+		o.Notice = &lockedWriter{w: o.Notice}
+	}
 	h := &Host{opts: o}
+	// Whether namespaces can be made here is asked once per process, by
+	// starting a process; Start's sandbox needs the answer. Asked now, it
+	// overlaps the lock and the store's creation (a sync) instead of
+	// delaying the first model request (issue 19).
+	go sandbox.Probe()
 	defer func() {
 		if err != nil {
 			h.Close()
@@ -181,6 +190,19 @@ func (h *Host) notice() io.Writer {
 		return io.Discard
 	}
 	return h.opts.Notice
+}
+
+// lockedWriter serializes the writes of a Host's notes: the sandbox's
+// namespace note is written from a goroutine of its own (contain).
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // errStarted is returned by a second Start.

@@ -40,6 +40,11 @@ type StartOptions struct {
 	// Sources offer more tools known only once they start (a host's
 	// in-process MCP servers), besides flower.yaml's and .mcp.json's.
 	Sources []tool.Source
+	// LazySandbox launches the sandbox's helper at the first command
+	// instead of as Start returns (where the launch overlaps the first
+	// model request, issue 19): for a process driving many runs at once,
+	// most of which may never start a command (the worker).
+	LazySandbox bool
 }
 
 // HumanOptions shape the person's channel of a started Host.
@@ -67,7 +72,7 @@ func (h *Host) Start(ctx context.Context, o StartOptions) error {
 		retry.Policy = resilience.DefaultPolicy()
 		retry.Policy.MaxOfflineWait = o.OfflineTimeout
 	}
-	if err := h.contain(); err != nil {
+	if err := h.contain(!o.LazySandbox); err != nil {
 		return err
 	}
 	h.secrets = Secrets(h.cfg, h.opts.Secrets...)

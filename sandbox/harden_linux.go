@@ -27,30 +27,45 @@ import (
 // moment only (withDumpable). No tool can use that moment: tools run in
 // PID namespaces of their own, where flower has no pid, under Landlock,
 // which forbids tracing it; without namespaces there are no maps to write
-// and no such moment. Best effort: the error is hideEnviron's.
+// and no such moment. Harden does not wait for a start under way: the
+// process is not dumpable from the end of the last one. Best effort: the
+// error is hideEnviron's.
 func Harden(secretNames []string) error {
 	err := hideEnviron(secretNames)
 	dumpMu.Lock()
 	hardened = true
-	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	if starting == 0 { // else the last start under way makes it not dumpable as it ends
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	}
 	dumpMu.Unlock()
 	return err
 }
 
 var (
-	dumpMu   sync.Mutex // guards hardened and the dumpable flag
+	dumpMu   sync.Mutex // guards hardened, starting and the dumpable flag
 	hardened bool       // Harden made the process not dumpable
+	starting int        // starts under way (withDumpable)
 )
 
 // withDumpable runs start, which forks a child whose user-namespace maps
-// this process writes, with the process dumpable (see Harden).
+// this process writes, with the process dumpable (see Harden). The lock
+// is not held while start runs: Harden, on the path to the first model
+// request, does not wait for the namespace probe or the helper's launch
+// started before it (issue 19), and starts do not wait for each other.
 func withDumpable(start func() error) error {
 	dumpMu.Lock()
-	defer dumpMu.Unlock()
-	if hardened {
+	if starting == 0 && hardened {
 		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
-		defer unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	}
+	starting++
+	dumpMu.Unlock()
+	defer func() {
+		dumpMu.Lock()
+		if starting--; starting == 0 && hardened {
+			_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+		}
+		dumpMu.Unlock()
+	}()
 	return start()
 }
 

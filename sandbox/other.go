@@ -49,6 +49,9 @@ func (*runner) view([]string, []string, bool) {}
 
 func netNamespaces() bool { return false }
 
+// Prestart does nothing here: there is no helper.
+func (*Sandbox) Prestart() {}
+
 // Probe does nothing here.
 func Probe() {}
 

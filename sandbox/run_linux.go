@@ -80,6 +80,27 @@ func (p *Process) Kill() {
 	_ = p.conn.CloseWrite()
 }
 
+// Prestart starts the run's helper now, in the background, so that the
+// first command does not wait for the launch of a whole flower (issue 19:
+// a Host calls it as it starts, and the launch runs while the first model
+// request is in flight). Start waits for a launch under way instead of
+// making a second one; a launch that fails here is tried again, and its
+// error reported, by the first Start. Close ends a prestarted helper as
+// any other. Nothing is started where commands get a helper each.
+func (s *Sandbox) Prestart() {
+	r := s.runner()
+	go func() {
+		if namespaces().err != nil {
+			return
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if !r.closed && r.ctrl < 0 {
+			_ = r.launch()
+		}
+	}()
+}
+
 // startWrapped starts c under a helper of its own (Wrap).
 func (s *Sandbox) startWrapped(c *Cmd, env []string) (*Process, error) {
 	cmd := &exec.Cmd{Path: c.Path, Args: c.Args, Env: env, Dir: c.Dir}

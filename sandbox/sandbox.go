@@ -112,14 +112,18 @@ func (s *Sandbox) probe() error {
 	if s.cfg.Mode != Off {
 		s.landlock = abi
 	}
-	if n := namespaceNote(); n != "" {
-		notes = append(notes, n)
-	}
 	s.note = strings.Join(notes, "; ")
 	return nil
 }
 
-// Note is one line saying what the sandbox does not contain here, or "".
+// NamespaceNote is one line saying that processes are not in namespaces
+// of their own here, or "". It waits for the probe (Probe), which New
+// does not: the probe starts a process, and need not delay what a caller
+// does before its first command (issue 19).
+func NamespaceNote() string { return namespaceNote() }
+
+// Note is one line saying what the sandbox does not contain here (its
+// mode and Landlock; NamespaceNote says the rest), or "".
 func (s *Sandbox) Note() string {
 	if s == nil {
 		return ""

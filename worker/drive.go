@@ -64,7 +64,7 @@ func (w *Worker) drive(ctx context.Context, r store.Run) error {
 		}
 	}
 	err = h.Start(ctx, flower.StartOptions{Sink: sink, Tools: []tool.Tool{workflow.VerdictTool{}},
-		Human: &flower.HumanOptions{Timeout: w.askTimeoutOf(r)}})
+		Human: &flower.HumanOptions{Timeout: w.askTimeoutOf(r)}, LazySandbox: true})
 	if err != nil {
 		fmt.Fprintf(log, "flower: %v\n", err)
 		return err

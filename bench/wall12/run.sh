@@ -9,6 +9,8 @@
 #	flower      flower once as it ships (sandbox auto)
 #	flower-off  the same with flower.yaml `sandbox: {mode: off}`
 #	bare        the bare SDK loop
+#	before      with BEFORE=PATH, that flower binary (say, main's), as
+#	            flower is run: a before/after comparison in one run
 #
 # Every run is checked: 12 turns, 3 Write, 5 Bash and 3 Read calls, and the
 # file they leave. Prints one line per run (wall seconds from bash's clock
@@ -23,7 +25,7 @@
 #	bash bench/wall12/run.sh [ROUNDS]      # default 7; from the repo root
 #
 # Environment: DELAY (default 50ms), VARIANTS (default "flower flower-off
-# bare"), OUT (default a new temporary directory, kept: binaries, logs).
+# bare"), BEFORE (a flower binary, for the variant "before"), OUT (default a new temporary directory, kept: binaries, logs).
 # Needs Go and bash; uses /usr/bin/time for CPU and RSS when it is there.
 set -euo pipefail
 root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
@@ -60,6 +62,7 @@ one() {
 	mkdir "$dir/ws" "$dir/state"
 	local cmd=("$out/flower" once --model claude-sonnet-4-6 "do the task")
 	case $v in
+	before) cmd=("${BEFORE:?before needs BEFORE=a flower binary}" "${cmd[@]:1}") ;;
 	flower-off) printf 'sandbox:\n  mode: off\n' >"$dir/ws/flower.yaml" ;;
 	bare) cmd=("$out/bare" -request "$out/request.json" "do the task") ;;
 	esac
