@@ -136,7 +136,7 @@ func TestFallbackSaysWhatIsNotContained(t *testing.T) {
 	nsConf = nsConfig{err: fmt.Errorf("forced by the test")}
 	t.Cleanup(func() { nsConf = saved })
 	s := newSandbox(t, Config{Mode: Off, Network: true})
-	note := s.Note()
+	note := NamespaceNote() // the namespaces' part of what is not contained (Note says the mode's)
 	for _, want := range []string{"no PID namespaces here (forced by the test)", "flower's state", "flower.yaml"} {
 		if !strings.Contains(note, want) || strings.Contains(note, "\n") {
 			t.Errorf("note %q: want one line with %q", note, want)

@@ -34,8 +34,16 @@ func TestJSONIsClaudeCodesResultObject(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{"type": "result", "subtype": "success", "session_id": "s1", "result": "done", "is_error": false,
-		"num_turns": 2.0, "total_cost_usd": 0.5, "duration_ms": 1500.0,
+		"num_turns": 2.0, "total_cost_usd": 0.5, "duration_ms": 1500.0, "stop_reason": "end_turn", "permission_denials": []any{},
 		"usage": map[string]any{"input_tokens": 150.0, "output_tokens": 30.0, "cache_read_input_tokens": 5.0, "cache_creation_input_tokens": 7.0}}
+	if _, ok := got["duration_api_ms"].(float64); !ok {
+		t.Errorf("json: duration_api_ms %v, want a number", got["duration_api_ms"])
+	}
+	if mu, _ := got["modelUsage"].(map[string]any); len(mu) != 1 {
+		t.Errorf("json: modelUsage %v, want one model", got["modelUsage"])
+	}
+	delete(got, "duration_api_ms")
+	delete(got, "modelUsage")
 	if g, w := jsonText(got), jsonText(want); g != w {
 		t.Errorf("json\n got %s\nwant %s", g, w)
 	}
