@@ -65,3 +65,46 @@ func TestCrashKeepsThePhrase(t *testing.T) {
 		t.Errorf("workspace %+v: every effect once", got)
 	}
 }
+
+// TestCrashTellsTheModel: flower is killed after the work step's Bash echo
+// ran and before its result was recorded. Under retry the wake runs it
+// again and the result the model gets says so; under skip it is not run
+// and the result says that. Every later request of the session shows the
+// same stored note (issue 22 item 4, R5.4).
+func TestCrashTellsTheModel(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		policy config.Policy
+		says   string
+	}{
+		{config.Retry, "so it was run again (run 2 of at most 2)"},
+		{config.Skip, `Under the resume policy "skip" it was not run again`},
+	} {
+		t.Run(string(tt.policy), func(t *testing.T) {
+			t.Parallel()
+			c := newCrashRun(t, crashFlow{bash: crashEcho}, tt.policy)
+			c.crashed(nil, fmt.Sprintf("%s=after-effect:4", failpoint.Env)) // 4: work Bash echo
+			from := c.srv.Count()
+			c.wake()
+			var notes []string
+			for _, r := range ofStep(c.srv.Requests()[from:], "work") {
+				for _, res := range toolResults(r) {
+					if strings.Contains(res, "A crash stopped flower while this call (Bash "+crashEcho+")") {
+						notes = append(notes, res)
+					}
+				}
+			}
+			if len(notes) < 2 {
+				t.Fatalf("%d work requests after the wake carry the note on the Bash result, want every one (2)", len(notes))
+			}
+			if !strings.Contains(notes[0], tt.says) || !strings.Contains(notes[0], "Check what the command changes") {
+				t.Errorf("the note says %q; want %q and how to check", notes[0], tt.says)
+			}
+			for _, n := range notes[1:] {
+				if n != notes[0] {
+					t.Errorf("a later request shows the note otherwise:\n%q\nfirst:\n%q", n, notes[0])
+				}
+			}
+		})
+	}
+}
