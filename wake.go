@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flower-run/flower/internal/atomicfile"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/wake"
 	"github.com/flower-run/flower/workflow"
@@ -25,6 +26,7 @@ func (h *Host) Prepare(ctx context.Context, o wake.Options) (wake.Plan, error) {
 	if err := ensureWorkbench(h.ws); err != nil {
 		return wake.Plan{}, err
 	}
+	atomicfile.Sweep(filepath.Join(h.ws, starter.WorkbenchDir)) // under the workspace's lock
 	restored, err := starter.SyncNotes(ctx, h.store, h.ws)
 	if err != nil {
 		return wake.Plan{}, err

@@ -213,12 +213,15 @@ func Decide(ctx context.Context, s store.Store, ws string, o Options) (Plan, err
 }
 
 // CountWake records a Pass start as a wake all the same (seed 000: woke)
-// and refreshes the lineage export.
+// and refreshes the exports: lineage.json, and manifest.json when it is
+// missing or differs from the store (issue 22 item 5).
 func CountWake(ctx context.Context, s store.Store, runDir, ws string) error {
 	if err := s.Commit(ctx, store.Batch{Wake: ws}); err != nil {
 		return fmt.Errorf("count wake: %w", err)
 	}
-	_ = workflow.ExportLineage(ctx, s, runDir, ws) // an export: the store holds the count
+	// Exports: the store holds the count and the rows.
+	_ = workflow.ExportLineage(ctx, s, runDir, ws)
+	_ = workflow.ExportManifest(ctx, s, runDir, ws)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -10,6 +11,7 @@ import (
 	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/internal/failpoint"
 	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/workflow"
 	"github.com/flower-run/flower/workflow/starter"
 )
 
@@ -106,5 +108,44 @@ func TestCrashTellsTheModel(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWakeRewritesTheExports: after a passed run, manifest.json deleted
+// and temp files that killed writes left (an export's, a new store's
+// build, a note's) are put right by the next bare wake: the manifest
+// again with every row, the temp files gone (issue 22 item 5).
+func TestWakeRewritesTheExports(t *testing.T) {
+	t.Parallel()
+	c := newCrashRun(t, crashFlow{bash: crashEcho}, config.Retry)
+	if r, _ := c.start([]string{crashTask}).ended(); r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	manifest := filepath.Join(c.runDir(), workflow.ManifestFile)
+	before := readFile(t, manifest)
+	if len(readManifest(t, c.runDir())) < 4 {
+		t.Fatalf("manifest after the run:\n%s", before)
+	}
+	if err := os.Remove(manifest); err != nil {
+		t.Fatal(err)
+	}
+	left := []string{filepath.Join(c.runDir(), ".manifest.json.4242.tmp"), filepath.Join(c.runDir(), "sessions.db.new-77"),
+		filepath.Join(c.runDir(), "sessions.db.new-77-journal"), filepath.Join(c.dir, starter.WorkbenchDir, ".brief.md.99.tmp")}
+	for _, p := range left {
+		if err := os.WriteFile(p, []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := c.wake()
+	if !strings.Contains(r.stdout, "passed its verdict") {
+		t.Fatalf("the wake after the pass did more than pass:\n%s", r.stdout)
+	}
+	if got := readFile(t, manifest); got != before {
+		t.Errorf("manifest.json after the wake:\n%s\nwant, as before it was deleted:\n%s", got, before)
+	}
+	for _, p := range left {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s is still there after the wake", p)
+		}
 	}
 }
