@@ -23,6 +23,9 @@ import (
 // (said on Options.Notice), a --new start archives the thread. A Pass plan
 // needs no Start: see wake.CountWake.
 func (h *Host) Prepare(ctx context.Context, o wake.Options) (wake.Plan, error) {
+	if err := h.checkDamage(ctx); err != nil {
+		return wake.Plan{}, err
+	}
 	if err := ensureWorkbench(h.ws); err != nil {
 		return wake.Plan{}, err
 	}
@@ -35,6 +38,17 @@ func (h *Host) Prepare(ctx context.Context, o wake.Options) (wake.Plan, error) {
 		noteTo(h.notice(), "note: restored %s from the store (it had been deleted)", strings.Join(restored, " and "))
 	}
 	return wake.Prepare(ctx, h.store, h.runDir, h.ws, o, time.Now())
+}
+
+// checkDamage refuses a SQLite store that holds less than the run dir's
+// high-water mark (workflow.CheckMark): it lost committed records, and
+// going on would redo finished work (issue 22 item 2). A PostgreSQL
+// store's run dirs are per machine and may lag; its server keeps it whole.
+func (h *Host) checkDamage(ctx context.Context) error {
+	if h.opts.StoreURL != "" || h.opts.DB != nil {
+		return nil
+	}
+	return workflow.CheckMark(ctx, h.store, h.runDir, h.ws)
 }
 
 // DriveOptions shape the starter flow's runs.

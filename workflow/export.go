@@ -38,7 +38,10 @@ func ExportLineage(ctx context.Context, s store.Store, runDir, ws string) error 
 	if err != nil {
 		return fmt.Errorf("export lineage: %w", err)
 	}
-	return writeJSON(filepath.Join(runDir, LineageFile), LineageExport{Workspace: ws, Woke: l.Woke, Steps: l.Steps})
+	if err := writeJSON(filepath.Join(runDir, LineageFile), LineageExport{Workspace: ws, Woke: l.Woke, Steps: l.Steps}); err != nil {
+		return err
+	}
+	return WriteMark(ctx, s, runDir, ws)
 }
 
 // workspaceResults is a store shared by many workspaces (PostgreSQL) that
@@ -52,13 +55,7 @@ type workspaceResults interface {
 // ws's runs in a store that many workspaces share (issue 19: 64 runs'
 // manifests each rewritten with every run's rows, at every step).
 func ExportManifest(ctx context.Context, s store.Store, runDir, ws string) error {
-	var rows []Row
-	var err error
-	if wr, ok := s.(workspaceResults); ok {
-		rows, err = wr.WorkspaceResults(ctx, ws)
-	} else {
-		rows, err = s.Results(ctx, "")
-	}
+	rows, err := workspaceRows(ctx, s, ws)
 	if err != nil {
 		return fmt.Errorf("export manifest: %w", err)
 	}
@@ -68,7 +65,18 @@ func ExportManifest(ctx context.Context, s store.Store, runDir, ws string) error
 	if rows == nil {
 		rows = []Row{}
 	}
-	return writeJSON(filepath.Join(runDir, ManifestFile), rows)
+	if err := writeJSON(filepath.Join(runDir, ManifestFile), rows); err != nil {
+		return err
+	}
+	return WriteMark(ctx, s, runDir, ws)
+}
+
+// workspaceRows are the manifest rows of ws (see ExportManifest).
+func workspaceRows(ctx context.Context, s store.Store, ws string) ([]Row, error) {
+	if wr, ok := s.(workspaceResults); ok {
+		return wr.WorkspaceResults(ctx, ws)
+	}
+	return s.Results(ctx, "")
 }
 
 // fullRow gives the list fields of a row [] rather than null: every field

@@ -175,6 +175,9 @@ func reset(ctx context.Context, g *globals, yes bool, in io.Reader, out io.Write
 			return &exitError{code: exitFailed, err: fmt.Errorf("reset cancelled")}
 		}
 	}
+	// The store as it is now is the truth from here: a damaged one is
+	// accepted (issue 22 item 2).
+	_ = os.Remove(filepath.Join(g.runDir, workflow.MarkFile))
 	moved, err := flower.MoveIncompatibleStore(g.runDir, time.Now())
 	if err != nil {
 		return fail(err)

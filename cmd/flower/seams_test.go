@@ -149,3 +149,33 @@ func TestWakeRewritesTheExports(t *testing.T) {
 		}
 	}
 }
+
+// TestWakeRefusesADamagedStore: flower is killed in the judge step, with
+// the run's commits in the WAL; a byte of the WAL's first frame flips.
+// SQLite then drops that frame and every later one, silently: the store
+// opens, holding less than it had committed. The next wake must refuse in
+// one line naming the fix, and run nothing (issue 22 item 2).
+func TestWakeRefusesADamagedStore(t *testing.T) {
+	t.Parallel()
+	c := newCrashRun(t, crashFlow{bash: crashEcho}, config.Retry)
+	c.crashed(c.killAtRequest(10)) // the judge's second request
+	wal := filepath.Join(c.runDir(), "sessions.db-wal")
+	data, err := os.ReadFile(wal)
+	const header, frame = 32, 24 // the WAL's header, a frame's header
+	if err != nil || len(data) < header+2*(frame+4096) {
+		t.Fatalf("no WAL with frames after the kill (%d bytes): %v", len(data), err)
+	}
+	data[header+frame+100] ^= 0x40
+	if err := os.WriteFile(wal, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files, requests := readCrashFiles(t, c.dir), c.srv.Count()
+	r, _ := c.start(nil).ended()
+	if r.code == 0 || !strings.Contains(r.stderr, "lost records it had committed") ||
+		!strings.Contains(r.stderr, "flower --reset") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Errorf("the wake on the damaged store: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := readCrashFiles(t, c.dir); got != files || c.srv.Count() != requests {
+		t.Errorf("the refused wake ran something: workspace %+v (was %+v), %d requests (was %d)", got, files, c.srv.Count(), requests)
+	}
+}
