@@ -29,11 +29,13 @@ import (
 	"github.com/flower-run/flower/config"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/human"
+	"github.com/flower-run/flower/internal/atomicfile"
 	"github.com/flower-run/flower/oracle"
 	"github.com/flower-run/flower/permission"
 	"github.com/flower-run/flower/sandbox"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
+	"github.com/flower-run/flower/store/sqlite"
 	"github.com/flower-run/flower/tool"
 )
 
@@ -154,7 +156,18 @@ func Open(ctx context.Context, o Options) (_ *Host, err error) {
 	// session, that nothing reads any more (issue 19). Under the lock; a
 	// failure costs disk space and nothing else.
 	_ = os.RemoveAll(filepath.Join(h.runDir, oldViewsDir))
+	if o.DB == nil && o.StoreURL == "" {
+		h.sweep()
+	}
 	return h, nil
+}
+
+// sweep removes, under the run dir's lock, what killed writes left in the
+// run dir: the temp files of exports and a new store's build (issue 22
+// item 5). Nothing reads them; they would only pile up.
+func (h *Host) sweep() {
+	atomicfile.Sweep(h.runDir)
+	sqlite.SweepBuilds(filepath.Join(h.runDir, StoreFile))
 }
 
 // Workspace is the absolute path of the workspace.

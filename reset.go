@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/sqlite"
+	"github.com/flower-run/flower/workflow"
 )
 
 // ErrCancelled is a Reset its confirmation refused.
@@ -44,6 +47,11 @@ func Reset(ctx context.Context, runDir, url, ws string, confirm func() bool, not
 	}
 	if confirm != nil && !confirm() {
 		return ResetResult{}, ErrCancelled
+	}
+	// The store as it is now is the truth from here: a damaged one is
+	// accepted (issue 22 item 2).
+	if err := os.Remove(filepath.Join(runDir, workflow.MarkFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return ResetResult{}, fmt.Errorf("reset: %w", err)
 	}
 	var r ResetResult
 	var err error

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flower-run/flower/internal/atomicfile"
 	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/wake"
@@ -23,9 +24,13 @@ import (
 // (said on Options.Notice), a --new start archives the thread. A Pass plan
 // needs no Start: see wake.CountWake.
 func (h *Host) Prepare(ctx context.Context, o wake.Options) (wake.Plan, error) {
+	if err := h.checkDamage(ctx); err != nil {
+		return wake.Plan{}, err
+	}
 	if err := ensureWorkbench(h.ws); err != nil {
 		return wake.Plan{}, err
 	}
+	atomicfile.Sweep(filepath.Join(h.ws, starter.WorkbenchDir)) // under the workspace's lock
 	restored, err := starter.SyncNotes(ctx, h.store, h.ws)
 	if err != nil {
 		return wake.Plan{}, err
@@ -34,6 +39,17 @@ func (h *Host) Prepare(ctx context.Context, o wake.Options) (wake.Plan, error) {
 		noteTo(h.notice(), "note: restored %s from the store (it had been deleted)", strings.Join(restored, " and "))
 	}
 	return wake.Prepare(ctx, h.store, h.runDir, h.ws, o, time.Now())
+}
+
+// checkDamage refuses a SQLite store that holds less than the run dir's
+// high-water mark (workflow.CheckMark): it lost committed records, and
+// going on would redo finished work (issue 22 item 2). A PostgreSQL
+// store's run dirs are per machine and may lag; its server keeps it whole.
+func (h *Host) checkDamage(ctx context.Context) error {
+	if h.opts.StoreURL != "" || h.opts.DB != nil {
+		return nil
+	}
+	return workflow.CheckMark(ctx, h.store, h.runDir, h.ws)
 }
 
 // DriveOptions shape the starter flow's runs.

@@ -88,8 +88,27 @@ func fresh(uses []*model.ToolUse) []resume.Call {
 	return calls
 }
 
-// skippedText completes an ambiguous call under the skip policy.
-const skippedText = "[flower] A crash cut this call after it started and before its result was recorded, so it may or may not have taken effect. Under the resume policy \"skip\" it was not run again. Check its effect before relying on it."
+// skippedText completes an ambiguous call under the skip policy: what
+// happened, that it may have run in part, and how to check (issue 22
+// item 4). %s is the call: tool and what it acted on.
+const skippedText = "[flower] A crash stopped flower while this call (%s) was running, before its result was recorded: it may have run completely, in part, or not at all. Under the resume policy \"skip\" it was not run again, so there is no output. %s"
+
+// retriedText heads the result of an ambiguous call run again under the
+// retry policy: the model learns that the first run may have done part of
+// the work already, so the effect may now be there twice. Stored with the
+// result, so every later request shows it the same way.
+const retriedText = "[flower] A crash stopped flower while this call (%s) was running, before its result was recorded, so it was run again (run %d of at most %d). The first run may have taken effect completely or in part, so its effect may now be doubled. %s\n\nThe result of the run again:\n"
+
+// checkHint says how to check what an interrupted call did.
+func checkHint(tool string) string {
+	switch tool {
+	case "Bash":
+		return "Check what the command changes (files, output it appends, processes it starts) before relying on it, and undo a duplicate."
+	case "Write", "Edit":
+		return "Read the file to see what it holds now."
+	}
+	return "Check its effect before relying on it."
+}
 
 // exhaustedText completes an ambiguous call that already ran as often as
 // retry allows without a result: it may be what kills flower.
@@ -118,7 +137,7 @@ func (s *session) resolve(ctx context.Context, c resume.Call) (store.Op, error) 
 	}
 	switch action {
 	case resume.SkipCall:
-		return store.Op{ID: u.ID, Tool: u.Name, Content: skippedText}, nil
+		return store.Op{ID: u.ID, Tool: u.Name, Content: fmt.Sprintf(skippedText, callOf(u), checkHint(u.Name))}, nil
 	case resume.GiveUp:
 		limit := resume.MaxRuns
 		if c.Idempotent {
@@ -134,9 +153,17 @@ func (s *session) resolve(ctx context.Context, c resume.Call) (store.Op, error) 
 		if err := s.append(ctx, store.Entry{Kind: store.KindAttempt, Op: &attempt}); err != nil {
 			return store.Op{}, err
 		}
+		op, err := s.runTool(ctx, c)
+		if err == nil && c.Runs > 0 && !c.Idempotent { // an idempotent call says twice is once
+			op.Content = fmt.Sprintf(retriedText, callOf(u), c.Runs+1, resume.MaxRuns, checkHint(u.Name)) + op.Content
+		}
+		return op, err
 	}
 	return s.runTool(ctx, c)
 }
+
+// callOf names a call for a note: its tool and what it acted on.
+func callOf(u *model.ToolUse) string { return u.Name + " " + summary(u.Input) }
 
 // ErrDiscarded ends a run that the discard policy abandoned. A tool whose
 // error wraps it (the Task tool, when its subagent was discarded) abandons

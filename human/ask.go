@@ -242,8 +242,10 @@ func (c *Channel) settle(call string, a Ask, s settlement) tool.Result {
 	if call != "" && !(s.state == Declined && s.text == cancelledReason) {
 		// Durable before the model sees it: a crash before the result is
 		// stored answers the call again with this, without asking.
-		if err := c.journal.put(record{Type: "settled", Call: call, State: s.state, Answer: s.text}); err != nil {
-			c.emitError("keep the answer", err)
+		if !s.kept { // else journaled when the person gave it (resolve)
+			if err := c.journal.put(record{Type: "settled", Call: call, State: s.state, Answer: s.text}); err != nil {
+				c.emitError("keep the answer", err)
+			}
 		}
 		c.mu.Lock()
 		c.settledBy[call] = s

@@ -171,6 +171,7 @@ type waiting struct {
 type settlement struct {
 	state State
 	text  string
+	kept  bool // journaled by Answer or Decline already
 }
 
 type mail struct {
@@ -215,13 +216,13 @@ func New(opts Options) *Channel {
 // Answer settles a waiting ask with the person's text. It returns false when
 // that ask is no longer waiting (settled, timed out, or never existed).
 func (c *Channel) Answer(id, text string) bool {
-	return c.resolve(id, settlement{state: Answered, text: text})
+	return c.resolve(id, settlement{state: Answered, text: text, kept: true})
 }
 
 // Decline settles a waiting ask without an answer; the model is told to
 // decide itself. It returns false when that ask is no longer waiting.
 func (c *Channel) Decline(id, reason string) bool {
-	return c.resolve(id, settlement{state: Declined, text: reason})
+	return c.resolve(id, settlement{state: Declined, text: reason, kept: true})
 }
 
 func (c *Channel) resolve(id string, s settlement) bool {
@@ -232,6 +233,11 @@ func (c *Channel) resolve(id string, s settlement) bool {
 		return false
 	}
 	w := c.pending[i]
+	if s.kept {
+		// The person's words are durable before the ask takes them (issue
+		// 22 item 1): a kill from here on answers the call with them again.
+		s.kept = w.call != "" && c.journal.put(record{Type: "settled", Call: w.call, State: s.state, Answer: s.text}) == nil
+	}
 	c.pending = slices.Delete(c.pending, i, i+1)
 	w.done <- s
 	return true

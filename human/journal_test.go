@@ -118,3 +118,25 @@ func TestAskCutBeforeItSettledIsAskedAgain(t *testing.T) {
 		t.Errorf("answer %q", got)
 	}
 }
+
+// TestAnswerIsKeptWhenGiven: the person's answer is in the journal when
+// Answer returns, before the ask's tool call takes it, so a process killed
+// at once still answers the call with it (issue 22 item 1).
+func TestAnswerIsKeptWhenGiven(t *testing.T) {
+	s := mem.New()
+	first := journaled(t, s)
+	done := make(chan string, 1)
+	go func() { done <- runTool(t, first.Tools()[0], "call-1", `{"question":"Tabs or spaces?"}`) }()
+	a, err := first.NextAsk(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.Answer(a.ID, "tabs") {
+		t.Fatal("the ask was not waiting")
+	}
+	second := journaled(t, s) // killed right after the person pressed Enter
+	if got := runTool(t, second.Tools()[0], "call-1", `{"question":"Tabs or spaces?"}`); !strings.Contains(got, "tabs") {
+		t.Errorf("call-1 after the kill: %q, want the answer given", got)
+	}
+	<-done
+}

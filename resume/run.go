@@ -50,11 +50,58 @@ func PlanRuns(runs []store.Run, id string, noRestore bool) (Runs, error) {
 	}
 	for i := len(runs) - 1; i >= 0; i-- {
 		if runs[i].Status == store.RunInFlight {
-			p.Finish = &runs[i]
+			p.Finish = first(runs, &runs[i])
 			break
 		}
 	}
 	return p, nil
+}
+
+// first walks back from a queued run to the run it waits for while that
+// one is in flight: a wake that queued a phrase behind a cut run and was
+// killed finishes the cut run first, as it would have.
+func first(runs []store.Run, r *store.Run) *store.Run {
+	for range runs { // bounded: a cycle of After cannot loop forever
+		prev := inFlight(runs, r.After)
+		if prev == nil {
+			break
+		}
+		r = prev
+	}
+	return r
+}
+
+func inFlight(runs []store.Run, id string) *store.Run {
+	if id == "" {
+		return nil
+	}
+	for i := range runs {
+		if runs[i].ID == id && runs[i].Status == store.RunInFlight {
+			return &runs[i]
+		}
+	}
+	return nil
+}
+
+// Queued lists the in-flight runs queued behind run id (After), each
+// behind the one before, in the order a wake drives them.
+func Queued(runs []store.Run, id string) []store.Run {
+	var q []store.Run
+	for range runs {
+		next := -1
+		for i := range runs {
+			if runs[i].After == id && id != "" && runs[i].Status == store.RunInFlight {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			break
+		}
+		q = append(q, runs[next])
+		id = runs[next].ID
+	}
+	return q
 }
 
 // Step is how a run's step in flight goes on after a crash or a stop.

@@ -2,6 +2,7 @@ package resume_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,6 +13,26 @@ import (
 
 func runOf(id string, status store.RunStatus, outcome string) store.Run {
 	return store.Run{ID: id, Workspace: "/ws", Status: status, Outcome: outcome}
+}
+
+func queued(id, after string) store.Run {
+	r := runOf(id, store.RunInFlight, "")
+	r.After = after
+	return r
+}
+
+func TestQueued(t *testing.T) { // issue 22 item 1
+	runs := []store.Run{queued("b", "a"), runOf("a", store.RunInFlight, ""), queued("c", "b"), queued("z", "y")}
+	var got []string
+	for _, r := range resume.Queued(runs, "a") {
+		got = append(got, r.ID)
+	}
+	if strings.Join(got, " ") != "b c" {
+		t.Errorf("queued behind a: %v, want b c", got)
+	}
+	if q := resume.Queued(runs, ""); q != nil {
+		t.Errorf("queued behind no run: %v", q)
+	}
 }
 
 func TestPlanRuns(t *testing.T) { // issue 9: run level
@@ -40,6 +61,11 @@ func TestPlanRuns(t *testing.T) { // issue 9: run level
 		{"after a failure", []store.Run{passed, failed}, "", false, "", false, nil},
 		{"after a discard", []store.Run{passed, discarded}, "", false, "", false, nil},
 		{"a pass with a run in flight before it", []store.Run{inFlight("a"), passed}, "", false, "a", false, nil},
+		// issue 22 item 1: a phrase queued behind a cut run waits for it.
+		{"queued behind a cut run", []store.Run{inFlight("a"), queued("q", "a")}, "", false, "a", false, nil},
+		{"queued behind queued", []store.Run{inFlight("a"), queued("q", "a"), queued("r", "q")}, "", false, "a", false, nil},
+		{"queued behind a finished run", []store.Run{passed, queued("q", "p")}, "", false, "q", false, nil},
+		{"an After cycle ends", []store.Run{queued("x", "y"), queued("y", "x")}, "", false, "y", false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,6 +33,15 @@ type Run struct {
 	// added on the wake that started it, to a thread that already had a task.
 	Task   string `json:"task,omitempty"`
 	Phrase string `json:"phrase,omitempty"`
+	// Said are the words typed on wakes that finished this run while its
+	// clarification was unfinished: durable before the wake does anything
+	// else, so a crash before the clarification receives them keeps them.
+	Said string `json:"said,omitempty"`
+	// After names the run a wake had to finish before this one, which it
+	// queued with the phrase typed on it: this run starts only once After
+	// is no longer in flight (resume.PlanRuns), and the phrase is durable
+	// from the moment the wake accepted it.
+	After string `json:"after,omitempty"`
 	// Step is the step in flight ("" between steps) and Row its manifest
 	// row (work#round2, say).
 	Step string `json:"step,omitempty"`

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/flower-run/flower/agent"
@@ -93,6 +94,10 @@ type Plan struct {
 	// Task and Phrase are the new run's: the task of a new thread, or the
 	// phrase added to a confirmed brief (R3.9).
 	Task, Phrase string
+	// Queue are the runs queued behind Cut by the phrases of earlier wakes
+	// (store.Run.After), driven after it in this order; Prepare queues
+	// this wake's phrase there too, durable before anything else happens.
+	Queue []store.Run
 }
 
 // Check refuses, before the run dir is locked or anything is written, a
@@ -120,7 +125,45 @@ func Prepare(ctx context.Context, s store.Store, runDir, ws string, o Options, n
 			return Plan{}, err
 		}
 	}
-	return Decide(ctx, s, ws, o)
+	p, err := Decide(ctx, s, ws, o)
+	if err != nil {
+		return p, err
+	}
+	return p, p.keep(ctx, s, now)
+}
+
+// keep makes the words typed on this wake durable before the cut run goes
+// on (issue 22 item 1): a phrase for a run of its own is queued behind the
+// cut run, words for its unfinished clarification are added to it. A kill
+// at any later point finds them in the store.
+func (p *Plan) keep(ctx context.Context, s store.Store, now time.Time) error {
+	switch {
+	case p.Cut == nil:
+		return nil
+	case p.Phrase != "" || p.Task != "":
+		after := p.Cut.ID
+		if n := len(p.Queue); n > 0 {
+			after = p.Queue[n-1].ID
+		}
+		q := store.Run{ID: workflow.RunID(now), Workspace: p.Workspace, Status: store.RunInFlight,
+			Task: p.Task, Phrase: p.Phrase, After: after, Created: now, Updated: now}
+		if err := s.Commit(ctx, store.Batch{Run: &q}); err != nil {
+			return fmt.Errorf("keep the phrase %q: %w", p.Phrase, err)
+		}
+		p.Queue, p.Task, p.Phrase = append(p.Queue, q), "", ""
+	case p.Said != "":
+		cut := *p.Cut
+		cut.Said = strings.TrimSpace(cut.Said + "\n\n" + p.Said)
+		cut.Updated = now
+		if err := s.Commit(ctx, store.Batch{Run: &cut}); err != nil {
+			return fmt.Errorf("keep the words %q: %w", p.Said, err)
+		}
+		p.Cut = &cut
+	}
+	if p.Cut.Said != "" {
+		p.Said = p.Cut.Said
+	}
+	return nil
 }
 
 // Decide reads the workspace's notes and the store, and says what this
@@ -138,6 +181,9 @@ func Decide(ctx context.Context, s store.Store, ws string, o Options) (Plan, err
 	}
 	cut := rp.Finish
 	p := Plan{Workspace: ws, State: st, Cut: cut}
+	if cut != nil {
+		p.Queue = resume.Queued(runs, cut.ID)
+	}
 	if !o.New && o.Phrase == "" && !st.Waking && len(st.Steps) == 0 && cut == nil {
 		return Plan{}, &NothingError{Workspace: ws}
 	}
@@ -155,6 +201,9 @@ func Decide(ctx context.Context, s store.Store, ws string, o Options) (Plan, err
 		p.Action, p.Task, p.Phrase = Start, task, added
 	case added != "":
 		p.Action, p.Phrase = FinishThenStart, added
+	case len(p.Queue) > 0:
+		// An earlier wake queued its phrase and was killed.
+		p.Action, p.Said = FinishThenStart, o.Phrase
 	default:
 		// Words typed while the brief is unfinished go to the cut run's
 		// clarification, not to a run of their own.
@@ -164,12 +213,15 @@ func Decide(ctx context.Context, s store.Store, ws string, o Options) (Plan, err
 }
 
 // CountWake records a Pass start as a wake all the same (seed 000: woke)
-// and refreshes the lineage export.
+// and refreshes the exports: lineage.json, and manifest.json when it is
+// missing or differs from the store (issue 22 item 5).
 func CountWake(ctx context.Context, s store.Store, runDir, ws string) error {
 	if err := s.Commit(ctx, store.Batch{Wake: ws}); err != nil {
 		return fmt.Errorf("count wake: %w", err)
 	}
-	_ = workflow.ExportLineage(ctx, s, runDir, ws) // an export: the store holds the count
+	// Exports: the store holds the count and the rows.
+	_ = workflow.ExportLineage(ctx, s, runDir, ws)
+	_ = workflow.ExportManifest(ctx, s, runDir, ws)
 	return nil
 }
 
@@ -191,6 +243,15 @@ func (p Plan) Drive(ctx context.Context, rt *agent.Runtime, opts workflow.Option
 		o.RunID = p.Cut.ID
 		out = flow(p.Cut.Task, p.Said, p.Cut.Phrase).Run(ctx, rt, o)
 		if p.Action == Finish || out.Err != nil || out.Interrupted {
+			return out
+		}
+		for _, q := range p.Queue {
+			o.RunID, o.SameWake = q.ID, true
+			if out = flow(q.Task, q.Task, q.Phrase).Run(ctx, rt, o); out.Err != nil || out.Interrupted {
+				return out
+			}
+		}
+		if p.Task == "" && p.Phrase == "" {
 			return out
 		}
 	case Start:

@@ -227,3 +227,64 @@ func TestDriveRefusesAPass(t *testing.T) { // a Pass costs nothing: CountWake, n
 		t.Error("Drive ran a Pass plan")
 	}
 }
+
+// TestPrepareKeepsThePhrase: the phrase typed on a wake with a cut run is
+// in the store when Prepare returns, so a kill at any later point (here:
+// the plan is dropped unused) leaves it for the next bare wake, which
+// finishes the cut run and then gives the phrase its run (issue 22 item 1).
+func TestPrepareKeepsThePhrase(t *testing.T) {
+	ctx := context.Background()
+	ws, s := seed(t, history{brief: fullBrief, runs: []store.Run{inFlight}, bound: true})
+	if _, err := Prepare(ctx, s, t.TempDir(), ws, Options{Phrase: "more"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	// killed here: the next wake is bare
+	p, err := Prepare(ctx, s, t.TempDir(), ws, Options{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Action != FinishThenStart || p.Cut == nil || p.Cut.ID != inFlight.ID || len(p.Queue) != 1 || p.Queue[0].Phrase != "more" {
+		t.Fatalf("the bare wake after the kill: %+v", strip(p))
+	}
+	rt, err := agent.New(agent.Options{Workspace: ws, Store: s,
+		Provider: anthropic.New(anthropic.Config{APIKey: "test", BaseURL: "http://127.0.0.1:1"})}) // never called: no steps
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []call
+	flow := func(task, said, phrase string) *workflow.Workflow {
+		calls = append(calls, call{task, said, phrase})
+		return workflow.New()
+	}
+	if out := p.Drive(ctx, rt, workflow.Options{RunDir: t.TempDir()}, flow); out.Err != nil || !out.Passed {
+		t.Fatalf("Drive: %+v", out)
+	}
+	if want := []call{{inFlight.Task, "", inFlight.Phrase}, {"", "", "more"}}; !slices.Equal(calls, want) {
+		t.Errorf("flows built %v, want %v", calls, want)
+	}
+	runs, _ := s.Runs(ctx, ws)
+	if len(runs) != 2 || runs[1].After != inFlight.ID || runs[0].Status != store.RunFinished || runs[1].Status != store.RunFinished {
+		t.Errorf("runs after the wake: %+v", runs)
+	}
+}
+
+// TestPrepareKeepsTheSaid: words for a cut run's unfinished clarification
+// are added to that run before anything else, and reach it on every later
+// wake until it finishes.
+func TestPrepareKeepsTheSaid(t *testing.T) {
+	ctx := context.Background()
+	ws, s := seed(t, history{runs: []store.Run{inFlight}})
+	if _, err := Prepare(ctx, s, t.TempDir(), ws, Options{Phrase: "use Go"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prepare(ctx, s, t.TempDir(), ws, Options{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Action != Finish || p.Said != "use Go" {
+		t.Fatalf("the bare wake after the kill: %v said %q", p.Action, p.Said)
+	}
+	if r, _, _ := s.Run(ctx, inFlight.ID); r.Said != "use Go" {
+		t.Errorf("the cut run keeps %q", r.Said)
+	}
+}

@@ -38,7 +38,10 @@ func ExportLineage(ctx context.Context, s store.Store, runDir, ws string) error 
 	if err != nil {
 		return fmt.Errorf("export lineage: %w", err)
 	}
-	return writeLineage(runDir, ws, l)
+	if err := writeLineage(runDir, ws, l); err != nil {
+		return err
+	}
+	return WriteMark(ctx, s, runDir, ws)
 }
 
 // writeLineage writes lineage.json of ws from l.
@@ -57,13 +60,7 @@ type workspaceResults interface {
 // ws's runs in a store that many workspaces share (issue 19: 64 runs'
 // manifests each rewritten with every run's rows, at every step).
 func ExportManifest(ctx context.Context, s store.Store, runDir, ws string) error {
-	var rows []Row
-	var err error
-	if wr, ok := s.(workspaceResults); ok {
-		rows, err = wr.WorkspaceResults(ctx, ws)
-	} else {
-		rows, err = s.Results(ctx, "")
-	}
+	rows, err := workspaceRows(ctx, s, ws)
 	if err != nil {
 		return fmt.Errorf("export manifest: %w", err)
 	}
@@ -73,7 +70,18 @@ func ExportManifest(ctx context.Context, s store.Store, runDir, ws string) error
 	if rows == nil {
 		rows = []Row{}
 	}
-	return writeJSON(filepath.Join(runDir, ManifestFile), rows)
+	if err := writeJSON(filepath.Join(runDir, ManifestFile), rows); err != nil {
+		return err
+	}
+	return WriteMark(ctx, s, runDir, ws)
+}
+
+// workspaceRows are the manifest rows of ws (see ExportManifest).
+func workspaceRows(ctx context.Context, s store.Store, ws string) ([]Row, error) {
+	if wr, ok := s.(workspaceResults); ok {
+		return wr.WorkspaceResults(ctx, ws)
+	}
+	return s.Results(ctx, "")
 }
 
 // fullRow gives the list fields of a row [] rather than null: every field

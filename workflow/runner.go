@@ -145,6 +145,10 @@ func randHex() string {
 	return hex.EncodeToString(b)
 }
 
+// RunID is a new run's id, as the engine makes them: the time, then 6 hex
+// digits (a wake that queues a run behind a cut one names it so).
+func RunID(now time.Time) string { return newRunID(now, randHex) }
+
 func newRunID(now time.Time, rnd func() string) string {
 	return fmt.Sprintf("%s-%s", now.Format("20060102-150405"), rnd())
 }

@@ -24,7 +24,7 @@ func mustCommit(t *testing.T, s store.Store, b store.Batch) {
 func fullRun(t *testing.T) store.Run {
 	r := store.Run{
 		ID: "20250314-150926-535897", Workspace: "/w/proj", Status: store.RunInFlight, Outcome: "passed",
-		Task: "write a.go — «quoted» \"json\" \\ \x00 🌸", Phrase: "also b.go",
+		Task: "write a.go — «quoted» \"json\" \\ \x00 🌸", Phrase: "also b.go", Said: "use Go", After: "20250314-150000-000001",
 		Step: "work", Row: "work#round2", From: "s-goals", Fork: true, Prompt: "do it\nnow",
 		Session: "s-work", Judge: "s-judge", Round: 2, Verdict: "fail", Findings: "the log is empty",
 		Done:    []string{"clarify", "goals"},

@@ -1,0 +1,30 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+)
+
+// tempName matches the temporary files replace makes ("." + base + "." +
+// CreateTemp's random digits + ".tmp") and nothing a person or an agent
+// names by hand.
+var tempName = regexp.MustCompile(`^\..+\.[0-9]+\.tmp$`)
+
+// Sweep removes from dir the temporary files of replacements a killed
+// process never renamed (issue 22 item 5) and returns their names. The
+// caller holds what keeps every other writer out of dir (the run dir's
+// lock): a temp file another process is still writing must not go.
+func Sweep(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // no dir, nothing left over
+	}
+	var gone []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && tempName.MatchString(e.Name()) && os.Remove(filepath.Join(dir, e.Name())) == nil {
+			gone = append(gone, e.Name())
+		}
+	}
+	return gone
+}

@@ -1,0 +1,141 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/flower-run/flower/store"
+)
+
+// MarkFile is the run dir's high-water mark (issue 22 item 2): how much of
+// a workspace's state the store held at its last export. The store only
+// grows (DESIGN.md §3.2), so a store that holds less than its mark lost
+// committed records: a damaged WAL, a file restored from an older copy.
+// It lives beside the store, not in it, so the damage that drops the
+// records cannot drop the mark too.
+const MarkFile = "highwater.json"
+
+// Mark is what MarkFile records. Each part only grows, but the wake count
+// and the lineage's sessions, which start again with each thread: they
+// are compared only within one thread.
+type Mark struct {
+	Workspace string           `json:"workspace"`
+	Runs      []string         `json:"runs"`     // every run's id, oldest first
+	Results   int              `json:"results"`  // the workspace's manifest rows
+	Thread    int              `json:"thread"`   // the thread: an archive (--new) starts the next
+	Woke      int              `json:"woke"`     // the thread's wakes
+	Sessions  map[string]int64 `json:"sessions"` // the lineage's sessions: their newest entry's seq
+}
+
+// ReadMark reads the store's state of ws now, as a mark.
+func ReadMark(ctx context.Context, s store.Store, ws string) (Mark, error) {
+	m := Mark{Workspace: ws, Sessions: map[string]int64{}}
+	runs, err := s.Runs(ctx, ws)
+	if err != nil {
+		return m, err
+	}
+	for _, r := range runs {
+		m.Runs = append(m.Runs, r.ID)
+	}
+	rows, err := workspaceRows(ctx, s, ws)
+	if err != nil {
+		return m, err
+	}
+	m.Results = len(rows)
+	l, err := s.Lineage(ctx, ws)
+	if err != nil {
+		return m, err
+	}
+	m.Thread, m.Woke = l.Thread, l.Woke
+	for _, id := range l.Steps {
+		st, err := store.ReadStats(ctx, s, store.SessionKey(ws, id))
+		if err != nil {
+			return m, err
+		}
+		m.Sessions[id] = st.LastSeq
+	}
+	return m, nil
+}
+
+// WriteMark records the store's state of ws in the run dir's mark.
+func WriteMark(ctx context.Context, s store.Store, runDir, ws string) error {
+	m, err := ReadMark(ctx, s, ws)
+	if err != nil {
+		return fmt.Errorf("high-water mark: %w", err)
+	}
+	return writeJSON(filepath.Join(runDir, MarkFile), m)
+}
+
+// DamageError is a store that holds less than its high-water mark.
+type DamageError struct {
+	Path    string   // the mark
+	Missing []string // what the store lost, for people
+}
+
+func (e *DamageError) Error() string {
+	return "the store lost records it had committed (" + strings.Join(e.Missing, "; ") + ", per " + e.Path +
+		"): it is damaged, and going on would redo finished work. Restore sessions.db (with its -wal) from a backup, " +
+		"or start this workspace over with flower --reset"
+}
+
+// CheckMark compares the store's state of ws with the run dir's mark: a
+// *DamageError names what the store lost. No mark (a first start, an
+// older flower) or one of another workspace checks nothing.
+func CheckMark(ctx context.Context, s store.Store, runDir, ws string) error {
+	path := filepath.Join(runDir, MarkFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("high-water mark: %w", err)
+	}
+	var was Mark
+	if json.Unmarshal(data, &was) != nil || was.Workspace != ws {
+		return nil // torn by hand or another workspace's: rewritten at the next export
+	}
+	now, err := ReadMark(ctx, s, ws)
+	if err != nil {
+		return fmt.Errorf("high-water mark: %w", err)
+	}
+	if missing := lost(was, now); len(missing) > 0 {
+		return &DamageError{Path: path, Missing: missing}
+	}
+	return nil
+}
+
+// lost says what mark was holds that now lacks.
+func lost(was, now Mark) []string {
+	var out []string
+	for _, id := range was.Runs {
+		if !slices.Contains(now.Runs, id) {
+			out = append(out, "run "+id)
+		}
+	}
+	if now.Results < was.Results {
+		out = append(out, fmt.Sprintf("%d of %d manifest rows", was.Results-now.Results, was.Results))
+	}
+	if now.Thread < was.Thread {
+		out = append(out, fmt.Sprintf("thread %d (it had %d)", now.Thread, was.Thread))
+	}
+	if now.Thread != was.Thread {
+		return out // a new thread: its wakes and sessions start again
+	}
+	if now.Woke < was.Woke {
+		out = append(out, fmt.Sprintf("wake count %d, was %d", now.Woke, was.Woke))
+	}
+	var sessions []string
+	for id, seq := range was.Sessions {
+		if now.Sessions[id] < seq {
+			sessions = append(sessions, fmt.Sprintf("session %s's entries after seq %d (it had up to %d)", id, now.Sessions[id], seq))
+		}
+	}
+	slices.Sort(sessions) // map order: a stable text
+	return append(out, sessions...)
+}
