@@ -112,17 +112,6 @@ func appenderMarker(t *testing.T) string {
 	return fmt.Sprintf("appender:%d:%s", os.Getpid(), t.Name())
 }
 
-// oneCall is a model that makes one call of tool with input, then ends
-// its turn quoting the result it got.
-func oneCall(tool, input string) modeltest.Responder {
-	return func(r *modeltest.Request) modeltest.Turn {
-		if res := toolResults(r); len(res) > 0 {
-			return modeltest.Turn{Text: "got: " + res[len(res)-1]}
-		}
-		return modeltest.Turn{Text: "Calling.", ToolCalls: []modeltest.ToolCall{{Name: tool, Input: input}}}
-	}
-}
-
 // onlySession is the id of the one session a workspace's store holds.
 func onlySession(t *testing.T, dir string) string {
 	t.Helper()

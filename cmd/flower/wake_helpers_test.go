@@ -685,3 +685,14 @@ func noteThenAnswer(t *testing.T, p *proc, release func(), note string) {
 		t.Fatal(err)
 	}
 }
+
+// oneCall is a model that makes one call of tool with input, then ends
+// its turn quoting the result it got.
+func oneCall(tool, input string) modeltest.Responder {
+	return func(r *modeltest.Request) modeltest.Turn {
+		if res := toolResults(r); len(res) > 0 {
+			return modeltest.Turn{Text: "got: " + res[len(res)-1]}
+		}
+		return modeltest.Turn{Text: "Calling.", ToolCalls: []modeltest.ToolCall{{Name: tool, Input: input}}}
+	}
+}
