@@ -80,7 +80,10 @@ func (s *session) hookDecisions() map[string]hookDecision {
 // withHook combines the rules' decision with the hooks': a deny rule
 // wins; a hook's deny blocks; a hook's allow lets an asked call run
 // without asking; a hook's ask asks about a call the rules allowed.
-func withHook(d permission.Decision, h hookDecision) (permission.Decision, bool) {
+//
+// A hook's ask is about this call: "allow for this run" allows this exact
+// call again (tool and input), never every call a hook asks about.
+func withHook(d permission.Decision, h hookDecision, u *model.ToolUse) (permission.Decision, bool) {
 	switch {
 	case d.Action == permission.Deny:
 		return d, false
@@ -89,7 +92,7 @@ func withHook(d permission.Decision, h hookDecision) (permission.Decision, bool)
 	case h.permission == "allow":
 		return permission.Decision{Action: permission.Allow, Rule: d.Rule}, false
 	case h.permission == "ask" && d.Action == permission.Allow:
-		return permission.Decision{Action: permission.Ask, Rule: "PreToolUse hook", Asks: []string{"hook " + d.Rule}}, false
+		return permission.Decision{Action: permission.Ask, Rule: "PreToolUse hook", Asks: []string{"hook " + u.Name + " " + string(u.Input)}}, false
 	}
 	return d, false
 }

@@ -86,3 +86,21 @@ func TestHookDecisions(t *testing.T) {
 		})
 	}
 }
+
+// TestHookAskGrantIsPerCall: "allow for this run" answered to a hook's ask
+// allows that exact call again, not every call a hook asks about: the
+// second, different Write is asked too (issue 21).
+func TestHookAskGrantIsPerCall(t *testing.T) {
+	ask := `echo '{"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "check"}}'`
+	f := newFixture(t, writeTwice())
+	asker := &fakeAsker{answer: "allow for this run", state: "answered"}
+	f.rt = f.runtimeWith(agent.Options{Permissions: rules(t, f.ws, nil, nil), Asker: asker,
+		Hooks: hooks(f.ws, map[hook.Event]string{hook.PreToolUse: ask})})
+	res := f.run(agent.Spec{Name: "work"}, "write", agent.RunOptions{})
+	if !res.OK {
+		t.Fatalf("result %+v", res)
+	}
+	if len(asker.asked) != 2 {
+		t.Errorf("asked %d times (%q): want each of the two different calls asked", len(asker.asked), asker.asked)
+	}
+}

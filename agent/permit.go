@@ -65,7 +65,7 @@ func (s *session) permit(ctx context.Context, u *model.ToolUse) (op store.Op, ok
 			return op, false, err
 		}
 		var blocked bool
-		if d, blocked = withHook(d, h); blocked {
+		if d, blocked = withHook(d, h, u); blocked {
 			op.Content = blockedMessage(u.Name, h.reason)
 			return op, false, nil
 		}
