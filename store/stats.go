@@ -10,6 +10,9 @@ type Stats struct {
 	Turns   int     // assistant entries: model responses
 	Cost    float64 // their cost, USD
 	Prompt  string  // the text of the first user entry with a message
+	// LastStop is the stop reason of the last model response ("end_turn":
+	// the model ended its turn); "" when there is none.
+	LastStop string
 }
 
 // Stater is an optional part of a Store (consumers type-assert, as for
@@ -30,6 +33,7 @@ func StatsOf(entries []Entry) Stats {
 		case e.Kind == KindAssistant:
 			st.Turns++
 			st.Cost += e.Cost
+			st.LastStop = e.StopReason
 		case e.Kind == KindUser && !promptSet && e.Message != nil:
 			st.Prompt, promptSet = e.Message.TextOf(), true
 		}

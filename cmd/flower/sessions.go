@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -14,47 +15,51 @@ import (
 )
 
 func newSessions(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List this workspace's sessions: id, step, started, turns, cost, first line of the prompt (reads only)",
+		Short: "List this workspace's sessions: id, step, started, turns, cost, ok/failed/open, the task (reads only)",
 		Long: `List the sessions of this workspace's agents, oldest first: the workflow's
-steps and judges, flower once and the oracle. Any command that takes a
-session id (show, once --resume) takes a unique prefix of it too.`,
+steps and judges, flower once and the oracle. STATUS is ok or failed for a
+step with its result, ok for a session whose model ended its turn, open for
+one cut (a wake continues it). Any command that takes a session id (show,
+once --resume) takes a unique prefix of it too. --json prints the rows as
+one JSON array.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runSessions(cmd.Context(), g, cmd.OutOrStdout())
+			return runSessions(cmd.Context(), g, asJSON, cmd.OutOrStdout())
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the sessions as a JSON array (id, step, started, turns, cost_usd, status, task)")
+	return cmd
 }
 
-func runSessions(ctx context.Context, g *globals, out io.Writer) error {
+func runSessions(ctx context.Context, g *globals, asJSON bool, out io.Writer) error {
 	ws, s, err := readStore(g)
 	if err != nil {
 		return err
 	}
-	if s == nil {
-		fmt.Fprintf(out, "no sessions in %s yet\n", tilde(ws))
-		return nil
+	rows := []flower.SessionRow{}
+	if s != nil {
+		defer s.Close()
+		if rows, err = flower.SessionRows(ctx, s, ws); err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
 	}
-	defer s.Close()
-	metas, err := flower.Sessions(ctx, s, ws, "")
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	if len(metas) == 0 {
+	switch {
+	case asJSON:
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	case len(rows) == 0:
 		fmt.Fprintf(out, "no sessions in %s yet\n", tilde(ws))
 		return nil
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTEP\tSTARTED\tTURNS\tCOST\tPROMPT")
-	for _, m := range metas {
-		// Only what the line shows: a long session's tool results stay unread.
-		st, err := store.ReadStats(ctx, s, m.Key)
-		if err != nil {
-			return &exitError{code: exitFailed, err: err}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t$%.4f\t%s\n", flower.SessionID(ws, m.Key), dash(m.Agent),
-			m.Created.Local().Format(time.DateTime), st.Turns, st.Cost, clipLine(firstLineOf(st.Prompt), 60))
+	fmt.Fprintln(tw, "ID\tSTEP\tSTARTED\tTURNS\tCOST\tSTATUS\tTASK")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t$%.4f\t%s\t%s\n", r.ID, dash(r.Step),
+			r.Started.Local().Format(time.DateTime), r.Turns, r.Cost, r.Status, clipLine(r.Task, 60))
 	}
 	return tw.Flush()
 }

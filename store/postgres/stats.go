@@ -22,6 +22,7 @@ func (d *DB) Stats(ctx context.Context, key string) (store.Stats, error) {
 	err := d.eachOfKind(ctx, key, store.KindAssistant, func(e store.Entry) bool {
 		st.Turns++
 		st.Cost += e.Cost
+		st.LastStop = e.StopReason
 		return true
 	})
 	if err != nil {

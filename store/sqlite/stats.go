@@ -38,6 +38,7 @@ func (d *DB) Stats(ctx context.Context, key string) (store.Stats, error) {
 		}
 		st.Turns++
 		st.Cost += e.Cost
+		st.LastStop = e.StopReason
 	}
 	if err := rows.Err(); err != nil {
 		return st, fmt.Errorf("stats of %s: %w", key, err)

@@ -1,0 +1,76 @@
+package flower
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/flower-run/flower/store"
+)
+
+// SessionRow is one line of flower sessions: what a person needs to find a
+// session again (issue 23).
+type SessionRow struct {
+	ID      string    `json:"id"`
+	Step    string    `json:"step"` // the agent's step, "" for flower once
+	Started time.Time `json:"started"`
+	Turns   int       `json:"turns"`
+	Cost    float64   `json:"cost_usd"`
+	// Status is ok or failed for a step that has its result, else ok when
+	// the model ended its last turn and open when the session was cut.
+	Status string `json:"status"`
+	Task   string `json:"task"` // the person's task or prompt, one line
+}
+
+// SessionRows lists ws's sessions, oldest first, reading only what a row
+// shows: a long session's tool results stay unread.
+func SessionRows(ctx context.Context, s store.Store, ws string) ([]SessionRow, error) {
+	metas, err := Sessions(ctx, s, ws, "")
+	if err != nil {
+		return nil, err
+	}
+	results, err := s.Results(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	okBySession := map[string]bool{}
+	for _, r := range results {
+		okBySession[r.SessionID] = r.OK
+	}
+	rows := make([]SessionRow, 0, len(metas))
+	for _, m := range metas {
+		st, err := store.ReadStats(ctx, s, m.Key)
+		if err != nil {
+			return nil, err
+		}
+		id := SessionID(ws, m.Key)
+		row := SessionRow{ID: id, Step: m.Agent, Started: m.Created, Turns: st.Turns, Cost: st.Cost,
+			Task: TaskLine(st.Prompt), Status: "open"}
+		if ok, done := okBySession[id]; done {
+			row.Status = map[bool]string{true: "ok", false: "failed"}[ok]
+		} else if st.LastStop == "end_turn" {
+			row.Status = "ok"
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// TaskLine is the line of a prompt that says what was asked: a step's
+// prompt opens with a heading such as "The task, in the person's words:",
+// which says nothing, so the first line after it is taken.
+func TaskLine(prompt string) string {
+	paras := strings.Split(strings.TrimSpace(prompt), "\n\n")
+	for i, p := range paras {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		first, _, _ := strings.Cut(p, "\n")
+		if strings.HasSuffix(first, ":") && !strings.Contains(p, "\n") && i+1 < len(paras) {
+			continue // a heading alone in its paragraph
+		}
+		return strings.TrimSpace(first)
+	}
+	return ""
+}
