@@ -40,3 +40,25 @@ func TestSessionsShowTheTask(t *testing.T) {
 		t.Errorf("sessions table:\n%s", table)
 	}
 }
+
+// TestDemoChecksWhatAWakeAdds: after flower --model demo "also say
+// goodbye" the goals gain a check for it, the judge checks it, and flower
+// status lists it under the first task (issue 23).
+func TestDemoChecksWhatAWakeAdds(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, task := range []string{"write a greeting file", "also say goodbye"} {
+		if r := runFlower(t, dir, nil, "--model", "demo", "--timeout", "0", task); r.code != 0 {
+			t.Fatalf("flower %q: exit %d\n%s%s", task, r.code, r.stdout, r.stderr)
+		}
+	}
+	st := runFlower(t, dir, nil, "status").stdout
+	for _, want := range []string{"ok: also say goodbye", "goals      4 checks", ": also say goodbye\n"} {
+		if !strings.Contains(st, want) {
+			t.Errorf("status lacks %q:\n%s", want, st)
+		}
+	}
+	if !strings.Contains(st, "added ") {
+		t.Errorf("status does not list the addition:\n%s", st)
+	}
+}

@@ -66,6 +66,9 @@ func runStatus(g *globals, out io.Writer) error {
 	if st.Goal != "" {
 		fmt.Fprintf(out, "goal       %s\n", term.Clean(st.Goal))
 	}
+	for _, a := range st.Added { // what later wakes added to the task (issue 23)
+		fmt.Fprintf(out, "added      %s\n", term.Clean(a))
+	}
 	fmt.Fprintf(out, "brief      %s\ngoals      %d checks\n", map[bool]string{true: "confirmed", false: "not yet confirmed"}[st.Waking], st.Checks)
 	names := make([]string, 0, len(st.Steps))
 	for n := range st.Steps {

@@ -20,6 +20,8 @@ func Demo() Responder {
 		switch {
 		case strings.Contains(r.System, "the clarify step"):
 			return demoWrite(results, ".flower/notes/brief.md", demoBrief(prompt), "The brief is written.")
+		case strings.Contains(r.System, "the goals step") && strings.HasPrefix(prompt, "The person added"):
+			return demoAddGoal(demoPhrase(prompt), results)
 		case strings.Contains(r.System, "the goals step"):
 			return demoWrite(results, ".flower/notes/goals.md", demoGoals, "goals.md has 3 checks.")
 		case strings.Contains(r.System, "the judge of flower"):
@@ -84,13 +86,44 @@ func demoBrief(task string) string {
 
 const demoGoals = "# Goals\n\n- [ ] hello.txt exists in the workspace\n- [ ] its first line is exactly `hello`\n- [ ] `cat hello.txt` exits 0\n"
 
+// demoCheck is the judge's check: hello.txt's first line, then every
+// "has a line" check a wake's phrase added to goals.md.
+const demoCheck = `head -1 hello.txt; sed -n 's/^- \[ \] hello.txt has a line: //p' .flower/notes/goals.md | ` +
+	`while IFS= read -r p; do if grep -qF -- "$p" hello.txt; then echo "ok: $p"; else echo "missing: $p"; fi; done`
+
+// demoAddGoal adds a check for a wake's phrase to goals.md: it reads the
+// checks there, then writes them back with one more.
+func demoAddGoal(phrase string, results []string) Turn {
+	switch len(results) {
+	case 0:
+		return Turn{Text: "Reading the checks so far.", ToolCalls: []ToolCall{{Name: "Read", Input: `{"file_path":".flower/notes/goals.md"}`}}}
+	case 1:
+		var kept []string
+		for _, l := range strings.Split(strings.TrimRight(results[0], "\n"), "\n") {
+			if _, text, ok := strings.Cut(l, "\t"); ok { // Read numbers its lines: "     1\ttext"
+				kept = append(kept, text)
+			}
+		}
+		line := strings.NewReplacer("'", "", "\n", " ").Replace(phrase)
+		if r := []rune(line); len(r) > 60 {
+			line = string(r[:60])
+		}
+		kept = append(kept, "- [ ] hello.txt has a line: "+line)
+		b, _ := json.Marshal(map[string]string{"file_path": ".flower/notes/goals.md", "content": strings.Join(kept, "\n") + "\n"})
+		return Turn{Text: "Adding a check for your addition.", ToolCalls: []ToolCall{{Name: "Write", Input: string(b)}}}
+	}
+	return Turn{Text: "goals.md has a check for the addition."}
+}
+
 func demoJudge(results []string) Turn {
 	switch len(results) {
 	case 0:
-		return Turn{Text: "Checking hello.txt myself.", ToolCalls: []ToolCall{{Name: "Bash", Input: `{"command":"head -1 hello.txt"}`}}}
+		b, _ := json.Marshal(map[string]string{"command": demoCheck})
+		return Turn{Text: "Checking hello.txt myself.", ToolCalls: []ToolCall{{Name: "Bash", Input: string(b)}}}
 	case 1:
-		pass := strings.HasPrefix(strings.TrimSpace(results[0]), "hello")
-		b, _ := json.Marshal(map[string]any{"pass": pass, "findings": "head -1 hello.txt printed: " + strings.TrimSpace(results[0])})
+		out := strings.TrimSpace(results[0])
+		pass := strings.HasPrefix(out, "hello") && !strings.Contains(out, "missing: ")
+		b, _ := json.Marshal(map[string]any{"pass": pass, "findings": "checked hello.txt: " + strings.ReplaceAll(out, "\n", "; ")})
 		return Turn{ToolCalls: []ToolCall{{Name: "verdict", Input: string(b)}}}
 	default:
 		return Turn{Text: "Verdict given."}

@@ -106,6 +106,7 @@ type State struct {
 	Waking bool              // the brief exists and has its four sections
 	Brief  string            // the brief's text
 	Goal   string            // the brief's Goal section
+	Added  []string          // the lines of the brief's "Added on wake", oldest first
 	Checks int               // goal checks in goals.md
 	Woke   int               // wakes so far
 	Steps  map[string]string // step -> session
@@ -121,6 +122,7 @@ func WakeState(workspace string, s store.Store) State {
 	b := ParseBrief(readNote(ws, BriefPath))
 	st := State{Waking: b.Complete(), Brief: b.Text, Goal: b.Sections["Goal"],
 		Checks: CountChecks(readNote(ws, GoalsPath)), Steps: map[string]string{}}
+	st.Added = addedLines(b.Text)
 	if s != nil {
 		if l, err := s.Lineage(context.Background(), ws); err == nil {
 			st.Woke, st.Steps = l.Woke, l.Steps
@@ -139,4 +141,21 @@ func Archive(ctx context.Context, s store.Store, runDir, ws string, now time.Tim
 	}
 	err = workflow.Archive(ctx, s, runDir, ws, into, now, filepath.Join(ws, BriefPath), filepath.Join(ws, GoalsPath))
 	return into, err
+}
+
+// addedLines are the lines under every "## Added on wake" heading of a
+// brief (AddOnWake writes one per wake), oldest first.
+func addedLines(brief string) []string {
+	var out []string
+	in := false
+	for _, line := range strings.Split(brief, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "## "):
+			in = line == "## Added on wake"
+		case in && line != "":
+			out = append(out, line)
+		}
+	}
+	return out
 }
