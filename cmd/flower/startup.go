@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/workflow/starter"
 )
@@ -17,7 +19,7 @@ import (
 // before: it continues, or says there is nothing to continue.
 
 const (
-	continuePrompt = "continue where it stopped? Enter = continue; or type something new; /new = start another thing (Ctrl-C quits)\n> "
+	continuePrompt = "continue where it stopped%s? Enter = continue; or type something new; /new = start another thing (Ctrl-C quits)\n> "
 	taskPrompt     = "what should I do? One sentence is enough; Enter starts (Ctrl-C quits)\n> "
 )
 
@@ -31,9 +33,13 @@ type startup struct {
 // (term.ReadLine: nothing after the line is taken from the terminal
 // reader that follows). history says whether there is a thread to
 // continue.
-func askStartup(in io.Reader, out io.Writer, history bool) (startup, error) {
+// where, when not "", says where the work in flight stopped.
+func askStartup(in io.Reader, out io.Writer, history bool, where string) (startup, error) {
 	if history {
-		fmt.Fprint(out, continuePrompt)
+		if where != "" {
+			where = " (" + where + ")"
+		}
+		fmt.Fprintf(out, continuePrompt, where)
 		line, err := term.ReadLine(in)
 		if err != nil || line != "/new" {
 			return startup{phrase: line}, err
@@ -55,6 +61,17 @@ func askStartup(in io.Reader, out io.Writer, history bool) (startup, error) {
 
 // hasHistory reports, reading only, whether the workspace has a thread a
 // bare flower could continue.
+// whereStopped is flower.WhereStopped of this workspace, "" when it
+// cannot be read.
+func whereStopped(ctx context.Context, g *globals) string {
+	ws, s, err := readStore(g)
+	if err != nil || s == nil {
+		return ""
+	}
+	defer s.Close()
+	return flower.WhereStopped(ctx, s, g.runDir, ws)
+}
+
 func hasHistory(g *globals) bool {
 	ws, err := filepath.Abs(g.workspace)
 	return err == nil && (g.hasStore() || starter.WakeState(ws, nil).Waking)

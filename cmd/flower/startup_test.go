@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -26,7 +27,7 @@ func TestAskStartup(t *testing.T) { // seed 000: the start-up prompt
 		t.Run(tt.name, func(t *testing.T) {
 			in := strings.NewReader(tt.typed)
 			var out strings.Builder
-			got, err := askStartup(in, &out, tt.history)
+			got, err := askStartup(in, &out, tt.history, "run r1 at step work, cut during Bash (npm test)")
 			if (err != nil) != tt.err || (err == nil && got != tt.want) {
 				t.Fatalf("askStartup(%q) = %+v, %v; want %+v, error %v", tt.typed, got, err, tt.want, tt.err)
 			}
@@ -36,7 +37,7 @@ func TestAskStartup(t *testing.T) { // seed 000: the start-up prompt
 			}
 			wantPrompt := taskPrompt
 			if tt.history {
-				wantPrompt = continuePrompt
+				wantPrompt = fmt.Sprintf(continuePrompt, " (run r1 at step work, cut during Bash (npm test))")
 			}
 			if !strings.HasPrefix(out.String(), wantPrompt) {
 				t.Errorf("prompt %q, want %q", out.String(), wantPrompt)

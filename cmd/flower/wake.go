@@ -54,7 +54,7 @@ func wakeTerminal(ctx context.Context, g *globals, f *wakeFlags, phrase string, 
 		if shown, passed := passedPlan(ctx, g); passed && f.timeout != 0 {
 			s, f.recheck, err = askAfterPass(stdin, out, shown)
 		} else {
-			s, err = askStartup(stdin, out, hasHistory(g))
+			s, err = askStartup(stdin, out, hasHistory(g), whereStopped(ctx, g))
 		}
 		if err != nil {
 			return usageErr(`%v: start with flower "describe the task"`, err)
