@@ -162,15 +162,6 @@ func (r *runner) commit(ctx context.Context, b store.Batch) error {
 	if err := r.st.Commit(context.WithoutCancel(ctx), b); err != nil {
 		return fmt.Errorf("record run %s: %w", r.run.ID, err)
 	}
-	if b.Run == &r.run && b.Wake == "" && b.Archive == "" && len(b.Bind) == 0 && len(b.Entries) == 0 {
-		// The store holds what r holds: its own run, as written (times
-		// as a store gives them back), and the lineage read last, which
-		// no part of the batch changed. Reading both back cost two round
-		// trips a commit, a quarter of a PostgreSQL worker's (issue 19).
-		// The first commit reads them (a resumed run counts no wake).
-		r.run.Created, r.run.Updated = r.run.Created.Round(0), r.run.Updated.Round(0)
-		return nil
-	}
 	return r.reload(ctx)
 }
 
