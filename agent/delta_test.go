@@ -28,7 +28,8 @@ func TestDeltasStreamBeforeTheWholeAnswer(t *testing.T) {
 				}
 				f.mu.Lock()
 				defer f.mu.Unlock()
-				sawEarly = len(f.events) == 1 && f.events[0].Kind == event.Delta
+				// init comes first, before any delta (issue 23)
+				sawEarly = len(f.events) == 2 && f.events[0].Kind == event.Init && f.events[1].Kind == event.Delta
 			}
 		}}))
 	var once sync.Once
@@ -43,7 +44,7 @@ func TestDeltasStreamBeforeTheWholeAnswer(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	if !sawEarly {
-		t.Error("no deltas reached the sink before the answer completed")
+		t.Error("init, then deltas, did not reach the sink before the answer completed")
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

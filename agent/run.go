@@ -103,6 +103,13 @@ func (s *session) run(ctx context.Context, prompt string) error {
 		s.res.OK, s.res.Text = true, p.Last.Message.TextOf()
 		return s.flush(ctx)
 	}
+	if !s.res.Resumed {
+		// Before the first model call, so that no delta precedes it: a
+		// reader learns the session's id first (issue 23, Claude Code's
+		// system/init).
+		s.emit(event.Event{Kind: event.Init, Text: "session " + s.id,
+			Payload: map[string]any{"session": s.id, "resumed": false}})
+	}
 	err = s.loop(ctx)
 	if ferr := s.flush(ctx); err == nil { // results a limit or an error left held
 		err = ferr
@@ -256,10 +263,6 @@ func (s *session) commit(ctx context.Context, resp *model.Response) error {
 	s.res.Turns++
 	s.res.Cost += cost
 	s.res.Context = resp.Usage.Context()
-	if s.res.Turns == 1 && !s.res.Resumed {
-		s.emit(event.Event{Kind: event.Init, Text: "session " + s.id,
-			Payload: map[string]any{"session": s.id, "resumed": false}})
-	}
 	for _, e := range normalize(resp, s.res.Context, s.info.Window, cost) {
 		s.emit(e)
 	}
