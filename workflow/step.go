@@ -225,13 +225,25 @@ func (r *runner) total() int {
 }
 
 // stepSink forwards a step's events, tagged with the step. Nothing durable
-// flows through it: bindings are committed by the agent (RunOptions.With);
-// a session's init event only refreshes the lineage export.
+// flows through it: bindings are committed by the agent (RunOptions.With),
+// and the sink only refreshes the lineage export once one is: at a resumed
+// session's init, or a new session's first usage event, which follows the
+// commit of its first response (its init comes before its first model
+// call, when the prompt and its binding may still be on their way).
 func (r *runner) stepSink(step string) event.Sink {
+	exported := false
 	return func(e event.Event) {
-		if e.Kind == event.Init && e.Payload["subagent"] == nil {
-			// The binding is committed by now: refresh the export.
-			r.exportLineage(context.Background())
+		if e.Payload["subagent"] == nil {
+			switch {
+			case e.Kind == event.Init && e.Payload["resumed"] == true:
+				exported = false
+				fallthrough
+			case e.Kind == event.Usage && !exported:
+				exported = true
+				r.exportLineage(context.Background())
+			case e.Kind == event.Init:
+				exported = false // a new session (a handoff's too): export at its first usage
+			}
 		}
 		p := map[string]any{"step": step}
 		for k, v := range e.Payload {

@@ -98,9 +98,8 @@ func TestOnceOutputStreamJSON(t *testing.T) {
 		}
 		kinds = append(kinds, e.Kind)
 	}
-	// Streamed deltas (live text) may come before init: the response
-	// streams before it is committed.
-	if got := strings.Join(kinds, " "); !strings.Contains(got, "init ") || !strings.Contains(got, "tool_call") || !strings.HasSuffix(got, "result") {
+	// init first: no streamed delta comes before it (issue 23).
+	if got := strings.Join(kinds, " "); !strings.HasPrefix(got, "init ") || !strings.Contains(got, "tool_call") || !strings.HasSuffix(got, "result") {
 		t.Errorf("event kinds: %s", got)
 	}
 	if last := lines[len(lines)-1]; !strings.HasPrefix(last, `{"type":"result"`) || !strings.Contains(last, `"result":"All done."`) {
