@@ -63,24 +63,14 @@ func orNo(err error) string {
 	return "the answer was not yes"
 }
 
-// askApproval shows the diff and reads y or n from the terminal, a byte at
-// a time so that nothing typed after the answer is taken from the run.
+// askApproval shows the diff and reads y or n from the terminal
+// (term.ReadLine: nothing typed after the answer is taken from the run).
 func askApproval(in io.Reader, out io.Writer) flower.Confirmer {
 	return func(diff string) (bool, error) {
 		fmt.Fprintf(out, "flower: the workspace config changed since it was last approved (the agent can write these files):\n%s", diff)
 		fmt.Fprint(out, "Apply these changes? [y/N] ")
-		var line []byte
-		b := make([]byte, 1)
-		for {
-			n, err := in.Read(b)
-			if n == 1 && b[0] != '\n' {
-				line = append(line, b[0])
-			}
-			if err != nil || (n == 1 && b[0] == '\n') {
-				break
-			}
-		}
-		a := strings.ToLower(strings.TrimSpace(string(line)))
+		line, _ := term.ReadLine(in) // no line (the input ended) is no
+		a := strings.ToLower(strings.TrimSpace(line))
 		return a == "y" || a == "yes", nil
 	}
 }
