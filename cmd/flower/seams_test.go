@@ -102,6 +102,10 @@ func TestCrashTellsTheModel(t *testing.T) {
 			if !strings.Contains(notes[0], tt.says) || !strings.Contains(notes[0], "Check what the command changes") {
 				t.Errorf("the note says %q; want %q and how to check", notes[0], tt.says)
 			}
+			// The fake judge reads past the note (rerunOutput): it must know it.
+			if tt.policy == config.Retry && strings.Contains(rerunOutput(notes[0]), "A crash stopped flower") {
+				t.Errorf("rerunOutput leaves the note in place: %q", rerunOutput(notes[0]))
+			}
 			for _, n := range notes[1:] {
 				if n != notes[0] {
 					t.Errorf("a later request shows the note otherwise:\n%q\nfirst:\n%q", n, notes[0])

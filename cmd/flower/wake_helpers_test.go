@@ -124,7 +124,7 @@ func playing(r *modeltest.Request, strict bool) modeltest.Turn {
 		case 0:
 			return call("Checking out.txt myself.", "Bash", map[string]any{"command": "cat out.txt"})
 		case 1:
-			out := strings.TrimSpace(results[0])
+			out := strings.TrimSpace(rerunOutput(results[0]))
 			pass, findings := out == "hi", "cat out.txt printed: "+out
 			if strict {
 				pass = out == "hi\nbye"
@@ -165,6 +165,20 @@ func firstLine(s string) string {
 // that came after it. The fixed prompt that continues a cut clarification
 // (with what the person typed on the wake, if anything) is not a new task:
 // the step goes on counting.
+// rerunOutput is what a command printed, without the note flower puts
+// before the result of a call it ran again after a crash (issue 22 item
+// 4): a judge that reads the note still sees what cat printed. Without
+// it, a worker killed during the judge's cat failed the run (TestWorkers).
+func rerunOutput(content string) string {
+	const again = "The result of the run again:\n"
+	if strings.HasPrefix(content, "[flower] A crash stopped flower") {
+		if _, out, ok := strings.Cut(content, again); ok {
+			return out
+		}
+	}
+	return content
+}
+
 func lastPrompt(msgs []model.Message) (prompt string, results []string) {
 	for _, m := range msgs {
 		if m.Role != model.User {
