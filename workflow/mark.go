@@ -139,3 +139,23 @@ func lost(was, now Mark) []string {
 	slices.Sort(sessions) // map order: a stable text
 	return append(out, sessions...)
 }
+
+// MoveMark makes the run dir's mark, if it is of workspace from, the
+// mark of to: the workspace moved, and its store's records with it
+// (store.Mover), so the mark still says how much the store held.
+func MoveMark(runDir, from, to string) error {
+	path := filepath.Join(runDir, MarkFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("high-water mark: %w", err)
+	}
+	var m Mark
+	if json.Unmarshal(data, &m) != nil || m.Workspace != from {
+		return nil
+	}
+	m.Workspace = to
+	return writeJSON(path, m)
+}

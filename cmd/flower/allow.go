@@ -68,11 +68,18 @@ func orNo(err error) string {
 func askApproval(in io.Reader, out io.Writer) flower.Confirmer {
 	return func(diff string) (bool, error) {
 		fmt.Fprintf(out, "flower: the workspace config changed since it was last approved (the agent can write these files):\n%s", diff)
-		fmt.Fprint(out, "Apply these changes? [y/N] ")
-		line, _ := term.ReadLine(in) // no line (the input ended) is no
-		a := strings.ToLower(strings.TrimSpace(line))
-		return a == "y" || a == "yes", nil
+		return yesNo(in, out, "Apply these changes?"), nil
 	}
+}
+
+// yesNo asks question at the terminal and reads y or n (term.ReadLine:
+// nothing typed after the answer is taken from the run); no line (the
+// input ended) is no.
+func yesNo(in io.Reader, out io.Writer, question string) bool {
+	fmt.Fprint(out, question+" [y/N] ")
+	line, _ := term.ReadLine(in)
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes"
 }
 
 // confirmAtStart confirms a changed config before a wake at a terminal;

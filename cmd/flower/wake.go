@@ -41,6 +41,9 @@ type wakeFlags struct {
 // wakeTerminal starts, or continues, the work in this directory (R3.1), on the
 // terminal.
 func wakeTerminal(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, stdin io.Reader) error {
+	if err := findProject(g, stdin, out); err != nil {
+		return err
+	}
 	if err := confirmAtStart(g, f, stdin, out); err != nil {
 		return err
 	}
@@ -73,6 +76,9 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return usageErr("--workspace: %v", err)
 	}
 	if phrase, err = wakeTask(phrase, f.taskFile, os.Stdin); err != nil {
+		return err
+	}
+	if err := findProject(g, nil, out); err != nil { // serve's wakes: no one to ask
 		return err
 	}
 	cfg, err := flower.LoadConfig(ws) // first: it may declare the prices --budget needs
