@@ -166,4 +166,3 @@ func (x Index) RunDir(ws string) (dir string, ok bool) {
 	}
 	return e.RunDir, true
 }
-
