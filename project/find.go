@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/flower-run/flower/store"
@@ -76,6 +77,9 @@ func (x Index) Find(ws, defaultRunDir string) (Found, error) {
 // fresh gives ws a new id bound to it: the index entry first, so that a
 // crash in between leaves an unused entry, never an id without one.
 func (x Index) fresh(ws, runDir string, f Found) (Found, error) {
+	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+		return Found{}, fmt.Errorf("no workspace directory %s to keep the project id in", ws)
+	}
 	f.ID = newID()
 	if err := x.Put(f.ID, Entry{Workspace: ws, RunDir: runDir}); err != nil {
 		return Found{}, err

@@ -59,8 +59,14 @@ func ReadID(ws string) (string, error) {
 // writeID gives workspace ws the id, atomically.
 func writeID(ws, id string) error {
 	path := filepath.Join(ws, IDFile)
-	if err := mkdirSynced(filepath.Dir(path)); err != nil {
+	// Mkdir, not MkdirAll: a workspace that is missing is never created
+	// behind the person's back.
+	if err := os.Mkdir(filepath.Dir(path), 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("write the project id: %w", err)
+	} else if err == nil {
+		if err := atomicfile.SyncDir(ws); err != nil {
+			return fmt.Errorf("write the project id: %w", err)
+		}
 	}
 	if err := atomicfile.WriteFile(path, []byte(id+"\n"), 0o644); err != nil {
 		return fmt.Errorf("write the project id %s: %w", path, err)
