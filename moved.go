@@ -1,6 +1,7 @@
 package flower
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,13 +39,18 @@ func FindProject(ws, runDir string, ask Adopter, notice io.Writer) (string, erro
 	if err != nil {
 		return runDir, nil // no index without a state directory: by path, as before
 	}
-	x, byPath := project.IndexIn(home), filepath.Join(home, "flower", "projects", slug(ws))
+	x, byPath := project.IndexIn(home), pathRunDir(home, ws)
 	f, err := x.Find(ws, byPath)
 	switch {
 	case errors.Is(err, project.ErrBadID) || errors.Is(err, project.ErrHalfMoved):
 		return "", usage("%v", err)
 	case err != nil:
 		noteTo(notice, "flower: note: %v: this project will not be found if it moves", err)
+		return runDir, nil
+	case f.Kind == project.None:
+		if HasState(cmp.Or(runDir, byPath)) { // a project that had state before it had ids
+			keepID(x, ws, byPath, notice)
+		}
 		return runDir, nil
 	case f.Kind == project.Copied:
 		noteTo(notice, "flower: note: this directory is a copy of %s, which is still there: it starts with state of its own (new project id %s)", Tilde(f.From), f.ID)
@@ -61,6 +67,24 @@ func FindProject(ws, runDir string, ask Adopter, notice io.Writer) (string, erro
 		runDir = f.Entry.RunDir
 	}
 	return runDir, nil
+}
+
+// keepProjectID gives the workspace its project id once its first run is
+// stored (workflow.Options.Stored): not earlier, so that a start that
+// stores nothing writes nothing, and a kill before the task is durable
+// leaves no trace of it.
+func (h *Host) keepProjectID() {
+	if home, err := StateHome(); err == nil && h.opts.DB == nil {
+		keepID(project.IndexIn(home), h.ws, pathRunDir(home, h.ws), h.notice())
+	}
+}
+
+// keepID gives ws an id bound to it and byPath unless it has one; where
+// none can be kept (a read-only workspace), it says so and goes on.
+func keepID(x project.Index, ws, byPath string, notice io.Writer) {
+	if _, err := x.Keep(ws, byPath); err != nil {
+		noteTo(notice, "flower: note: %v: this project will not be found if it moves", err)
+	}
 }
 
 // beginAdoption asks (or tells) the person, then makes the intent to

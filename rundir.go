@@ -54,8 +54,12 @@ func DefaultRunDir(ws string) (string, error) {
 	if dir, ok := project.IndexIn(home).RunDir(ws); ok {
 		return dir, nil
 	}
-	return filepath.Join(home, "flower", "projects", slug(ws)), nil
+	return pathRunDir(home, ws), nil
 }
+
+// pathRunDir is the run dir the path ws names under the state directory
+// home, whatever its project's id says.
+func pathRunDir(home, ws string) string { return filepath.Join(home, "flower", "projects", slug(ws)) }
 
 func slug(ws string) string {
 	sum := sha256.Sum256([]byte(ws))

@@ -70,7 +70,7 @@ func (h *Host) Drive(ctx context.Context, plan wake.Plan, o DriveOptions) workfl
 		return starter.New(starter.Options{Workspace: h.ws, Task: task, Said: said, Phrase: phrase, Model: h.backend.Model,
 			Rounds: o.Rounds, MaxTurns: o.MaxTurns, Budget: o.Budget, Keep: h.store, Recheck: o.Recheck})
 	}
-	return plan.Drive(ctx, h.rt, workflow.Options{RunDir: h.runDir, Sink: h.sink}, flow)
+	return plan.Drive(ctx, h.rt, workflow.Options{RunDir: h.runDir, Sink: h.sink, Stored: h.keepProjectID}, flow)
 }
 
 // Archive archives the workspace's thread (lineage, brief, goals) under

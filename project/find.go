@@ -14,9 +14,10 @@ import (
 type Kind int
 
 const (
-	// Same: the index binds the workspace's id to it (a first start has
-	// just made the id and the binding).
-	Same Kind = iota
+	// None: the workspace has no id yet (Keep gives it one).
+	None Kind = iota
+	// Same: the index binds the workspace's id to it.
+	Same
 	// Moved: the index binds the id to another path, which no longer
 	// holds this project; Adopt takes its state over.
 	Moved
@@ -36,24 +37,23 @@ type Found struct {
 	// Resumed: a Moved whose adoption began before a crash; the person
 	// said yes then, so it is finished without asking again.
 	Resumed bool
-	// Made: the workspace had no id, and was given one.
+	// Made: the workspace had no id, and was given one (Keep).
 	Made bool
 }
 
 // ErrHalfMoved is Find's error at a path a half-adopted move did not go to.
 var ErrHalfMoved = errors.New("this project's move is half done")
 
-// Find reads the id of the project at ws and says whose state is its: a
-// workspace without an id gets one, bound to ws and defaultRunDir (the
-// run dir named by ws's path); a copy gets a new one. Those writes are
-// all Find writes; a move is adopted by Begin and Adopt.
+// Find reads the id of the project at ws and says whose state is its. A
+// copy gets a new id, bound to ws and defaultRunDir (the run dir named by
+// ws's path), and so does an id the index lacks; those writes are all
+// Find writes. A workspace without an id is None: Keep gives it one once
+// it has state, so that nothing is written where nothing was started.
+// A move is adopted by Begin and Adopt.
 func (x Index) Find(ws, defaultRunDir string) (Found, error) {
 	id, err := ReadID(ws)
-	if err != nil {
-		return Found{}, err
-	}
-	if id == "" {
-		return x.fresh(ws, defaultRunDir, Found{Kind: Same, Made: true})
+	if err != nil || id == "" {
+		return Found{Kind: None}, err
 	}
 	e, ok, err := x.Get(id)
 	switch {
@@ -72,6 +72,15 @@ func (x Index) Find(ws, defaultRunDir string) (Found, error) {
 		return x.fresh(ws, defaultRunDir, Found{Kind: Copied, From: e.Workspace})
 	}
 	return Found{Kind: Moved, ID: id, From: e.Workspace, Entry: e}, nil
+}
+
+// Keep gives workspace ws an id bound to it and defaultRunDir, unless it
+// has one.
+func (x Index) Keep(ws, defaultRunDir string) (Found, error) {
+	if id, err := ReadID(ws); err != nil || id != "" {
+		return Found{Kind: Same, ID: id}, err
+	}
+	return x.fresh(ws, defaultRunDir, Found{Kind: Same, Made: true})
 }
 
 // fresh gives ws a new id bound to it: the index entry first, so that a

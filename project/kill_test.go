@@ -35,7 +35,7 @@ func newAdoption(t *testing.T) adoption {
 	t.Helper()
 	l := newLayout(t)
 	a := adoption{Home: filepath.Dir(filepath.Dir(l.x.Dir)), From: l.ws(t, "a"), To: filepath.Join(l.parent, "b"), RunDir: t.TempDir()}
-	if _, err := l.x.Find(a.From, a.RunDir); err != nil {
+	if _, err := l.x.Keep(a.From, a.RunDir); err != nil {
 		t.Fatal(err)
 	}
 	s := seedStore(t, a.RunDir, a.From)
@@ -61,7 +61,7 @@ func (a adoption) run() error {
 	switch f.Kind {
 	case project.Same: // a kill after the binding: adopted already
 		return nil
-	case project.Copied:
+	case project.None, project.Copied:
 		return fmt.Errorf("Find = %+v, want Moved", f)
 	}
 	if !f.Resumed {

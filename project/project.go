@@ -4,8 +4,9 @@
 // of the project's directory would otherwise start it blank and redo
 // finished work.
 //
-// A project carries an id in its workbench (.flower/project), made at its
-// first start. The index, a directory of small files under flower's state
+// A project carries an id in its workbench (.flower/project), made once
+// it has state: after its first run is stored, or at the first start of
+// a project that had state before it had ids. The index, a directory of small files under flower's state
 // directory, maps each id to the path it was last used at and the run dir
 // that holds its state:
 //

@@ -50,9 +50,18 @@ func (l layout) find(t *testing.T, ws string) project.Found {
 func TestFind(t *testing.T) {
 	l := newLayout(t)
 	a := l.ws(t, "a")
-	first := l.find(t, a)
-	if first.Kind != project.Same || !first.Made || first.ID == "" {
-		t.Fatalf("first Find = %+v, want Same with a new id", first)
+	if f := l.find(t, a); f.Kind != project.None {
+		t.Fatalf("Find before any id = %+v, want None", f)
+	}
+	if _, err := os.Stat(filepath.Join(a, project.IDFile)); err == nil {
+		t.Fatalf("Find wrote an id")
+	}
+	first, err := l.x.Keep(a, "/state/a")
+	if err != nil || first.Kind != project.Same || !first.Made || first.ID == "" {
+		t.Fatalf("Keep = %+v, %v; want Same with a new id", first, err)
+	}
+	if again, err := l.x.Keep(a, "/state/a"); err != nil || again.Made || again.ID != first.ID {
+		t.Fatalf("Keep again = %+v, %v; want the same id, not made", again, err)
 	}
 	if id, err := project.ReadID(a); err != nil || id != first.ID {
 		t.Fatalf("ReadID = %q, %v; want %s", id, err, first.ID)
@@ -100,7 +109,10 @@ func TestFind(t *testing.T) {
 func TestFindCopy(t *testing.T) {
 	l := newLayout(t)
 	a, c := l.ws(t, "a"), l.ws(t, "c")
-	orig := l.find(t, a)
+	orig, err := l.x.Keep(a, "/state/a")
+	if err != nil {
+		t.Fatal(err)
+	}
 	copyID(t, a, c)
 	f := l.find(t, c)
 	if f.Kind != project.Copied || f.From != a || f.ID == orig.ID {
@@ -154,8 +166,7 @@ func writeFile(t *testing.T, path, data string) {
 func TestAdopt(t *testing.T) {
 	l := newLayout(t)
 	a, runDir := l.ws(t, "a"), t.TempDir()
-	f, err := l.x.Find(a, runDir)
-	if err != nil {
+	if _, err := l.x.Keep(a, runDir); err != nil {
 		t.Fatal(err)
 	}
 	s := seedStore(t, runDir, a)
@@ -163,7 +174,7 @@ func TestAdopt(t *testing.T) {
 	if err := os.Rename(a, b); err != nil {
 		t.Fatal(err)
 	}
-	f = l.find(t, b)
+	f := l.find(t, b)
 	if err := l.x.Begin(f, b); err != nil {
 		t.Fatal(err)
 	}
