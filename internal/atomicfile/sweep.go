@@ -16,15 +16,27 @@ var tempName = regexp.MustCompile(`^\..+\.[0-9]+\.tmp$`)
 // caller holds what keeps every other writer out of dir (the run dir's
 // lock): a temp file another process is still writing must not go.
 func Sweep(dir string) []string {
+	var gone []string
+	for _, name := range Leftovers(dir) {
+		if os.Remove(filepath.Join(dir, name)) == nil {
+			gone = append(gone, name)
+		}
+	}
+	return gone
+}
+
+// Leftovers lists, and leaves, the temporary files in dir that Sweep
+// would remove (flower doctor reports them).
+func Leftovers(dir string) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil // no dir, nothing left over
 	}
-	var gone []string
+	var out []string
 	for _, e := range entries {
-		if e.Type().IsRegular() && tempName.MatchString(e.Name()) && os.Remove(filepath.Join(dir, e.Name())) == nil {
-			gone = append(gone, e.Name())
+		if e.Type().IsRegular() && tempName.MatchString(e.Name()) {
+			out = append(out, e.Name())
 		}
 	}
-	return gone
+	return out
 }
