@@ -24,6 +24,8 @@ const (
 	// Copied: the other path still holds the same id: the workspace is a
 	// copy, and was given a new id, so it starts with state of its own.
 	Copied
+	// Unbound: the index has no entry for the id (Look only: Find binds it).
+	Unbound
 )
 
 // Found is what Find found at a start in a workspace.
@@ -46,11 +48,27 @@ var ErrHalfMoved = errors.New("this project's move is half done")
 
 // Find reads the id of the project at ws and says whose state is its. A
 // copy gets a new id, bound to ws and defaultRunDir (the run dir named by
-// ws's path), and so does an id the index lacks; those writes are all
-// Find writes. A workspace without an id is None: Keep gives it one once
-// it has state, so that nothing is written where nothing was started.
-// A move is adopted by Begin and Adopt.
+// ws's path), and an id the index lacks is bound here; those writes are
+// all Find writes. A workspace without an id is None: Keep gives it one
+// once it has state, so that nothing is written where nothing was
+// started. A move is adopted by Begin and Adopt.
 func (x Index) Find(ws, defaultRunDir string) (Found, error) {
+	f, err := x.Look(ws)
+	switch {
+	case err != nil:
+		return Found{}, err
+	case f.Kind == Unbound: // state dir wiped, or another machine's project
+		return Found{Kind: Same, ID: f.ID}, x.Put(f.ID, Entry{Workspace: ws, RunDir: defaultRunDir})
+	case f.Kind == Copied:
+		return x.fresh(ws, defaultRunDir, Found{Kind: Copied, From: f.From})
+	}
+	return f, nil
+}
+
+// Look is what Find finds at ws, but it writes nothing: a copy is
+// Copied with the original's id, an id the index lacks is Unbound
+// (flower doctor reports them).
+func (x Index) Look(ws string) (Found, error) {
 	id, err := ReadID(ws)
 	if err != nil || id == "" {
 		return Found{Kind: None}, err
@@ -59,17 +77,17 @@ func (x Index) Find(ws, defaultRunDir string) (Found, error) {
 	switch {
 	case err != nil:
 		return Found{}, err
-	case !ok: // state dir wiped, or another machine's project: bind it here
-		return Found{Kind: Same, ID: id}, x.Put(id, Entry{Workspace: ws, RunDir: defaultRunDir})
+	case !ok:
+		return Found{Kind: Unbound, ID: id}, nil
 	case e.To != "" && SameDir(e.To, ws):
 		return Found{Kind: Moved, ID: id, From: e.Workspace, Entry: e, Resumed: true}, nil
 	case e.To != "":
 		return Found{}, fmt.Errorf("%w: it was being moved from %s to %s; run flower in %s to finish the move", ErrHalfMoved, e.Workspace, e.To, e.To)
 	case SameDir(e.Workspace, ws):
-		return Found{Kind: Same, ID: id}, nil
+		return Found{Kind: Same, ID: id, Entry: e}, nil
 	}
 	if other, err := ReadID(e.Workspace); err == nil && other == id {
-		return x.fresh(ws, defaultRunDir, Found{Kind: Copied, From: e.Workspace})
+		return Found{Kind: Copied, ID: id, From: e.Workspace, Entry: e}, nil
 	}
 	return Found{Kind: Moved, ID: id, From: e.Workspace, Entry: e}, nil
 }

@@ -164,3 +164,36 @@ func TestCopiedProjectStartsAnew(t *testing.T) {
 func TestMovedAsNobody(t *testing.T) {
 	proctest.AsNobody(t, "^(TestMovedProjectContinues|TestCopiedProjectStartsAnew)$")
 }
+
+// TestDoctor: after a run, flower doctor finds every check fine and
+// exits 0; a temp file a killed write left is one line naming it and the
+// fix, and exit 1 (issue 22 item 2).
+func TestDoctor(t *testing.T) {
+	t.Parallel()
+	c := movedRun(t)
+	if r, _ := c.start([]string{crashTask}).ended(); r.code != 0 {
+		t.Fatalf("the run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	doctor := func() ran {
+		r, _ := c.start([]string{"doctor"}).ended()
+		return r
+	}
+	r := doctor()
+	for _, check := range []string{"store", "quick_check", "high-water", "temp files", "project id"} {
+		if !strings.Contains(r.stdout, "ok "+check) {
+			t.Errorf("doctor lacks \"ok %s\":\n%s", check, r.stdout)
+		}
+	}
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 5 {
+		t.Fatalf("doctor after a run: exit %d, want 0 and 5 lines\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	left := filepath.Join(runDirOf(t, c), ".lineage.json.4242.tmp")
+	if err := os.WriteFile(left, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = doctor()
+	if r.code != 1 || !strings.Contains(r.stdout, "!! temp files") || !strings.Contains(r.stdout, ".lineage.json.4242.tmp") ||
+		!strings.Contains(r.stdout, "the next flower start here removes them") {
+		t.Errorf("doctor with a temp file left: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
