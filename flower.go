@@ -135,7 +135,7 @@ func Open(ctx context.Context, o Options) (_ *Host, err error) {
 	}
 	h.cfg, h.runDir = *o.Config, o.RunDir
 	if o.DB == nil { // a worker's workspaces are named by the runs it is given
-		if h.runDir, err = FindProject(h.ws, h.runDir, o.Adopt, h.notice()); err != nil {
+		if h.runDir, err = FindProject(h.ws, h.runDir, o.StoreURL, o.Adopt, h.notice()); err != nil {
 			return nil, err
 		}
 	}

@@ -33,8 +33,10 @@ var ErrNotAdopted = errors.New("the moved project's state was not adopted")
 // notice. A move with state behind is adopted once ask says yes, or with
 // a notice when ask is nil (unattended): never does the new path start
 // blank while the old state waits. A workspace where no id can be kept
-// (read-only) goes on as before, found by its path, with a notice.
-func FindProject(ws, runDir string, ask Adopter, notice io.Writer) (string, error) {
+// (read-only) goes on as before, found by its path, with a notice. url
+// names the PostgreSQL store, if the state is there ("": SQLite in the
+// run dir).
+func FindProject(ws, runDir, url string, ask Adopter, notice io.Writer) (string, error) {
 	home, err := StateHome()
 	if err != nil {
 		return runDir, nil // no index without a state directory: by path, as before
@@ -59,7 +61,7 @@ func FindProject(ws, runDir string, ask Adopter, notice io.Writer) (string, erro
 		return runDir, nil
 	}
 	if !f.Resumed {
-		if err := beginAdoption(x, f, ws, ask, notice); err != nil {
+		if err := beginAdoption(x, f, ws, url != "", ask, notice); err != nil {
 			return "", err
 		}
 	}
@@ -89,8 +91,8 @@ func keepID(x project.Index, ws, byPath string, notice io.Writer) {
 
 // beginAdoption asks (or tells) the person, then makes the intent to
 // adopt the move durable (project.Index.Begin).
-func beginAdoption(x project.Index, f project.Found, ws string, ask Adopter, notice io.Writer) error {
-	has := HasState(f.Entry.RunDir)
+func beginAdoption(x project.Index, f project.Found, ws string, shared bool, ask Adopter, notice io.Writer) error {
+	has := shared || HasState(f.Entry.RunDir) // a database may hold state: ask rather than look
 	if has && ask != nil {
 		ok, err := ask(f.From)
 		if err != nil {

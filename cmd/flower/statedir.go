@@ -64,7 +64,11 @@ func findProject(g *globals, stdin io.Reader, out io.Writer) error {
 			return yesNo(stdin, out, fmt.Sprintf("flower: this project was at %s and left its runs and sessions there. Take them over here?", tilde(from))), nil
 		}
 	}
-	g.runDir, err = flower.FindProject(ws, g.runDir, ask, out)
+	u, err := g.storeURL()
+	if err != nil {
+		return err
+	}
+	g.runDir, err = flower.FindProject(ws, g.runDir, u, ask, out)
 	return fail(err)
 }
 
