@@ -89,16 +89,9 @@ func (e *DamageError) Error() string {
 // older flower) or one of another workspace checks nothing.
 func CheckMark(ctx context.Context, s store.Store, runDir, ws string) error {
 	path := filepath.Join(runDir, MarkFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("high-water mark: %w", err)
-	}
-	var was Mark
-	if json.Unmarshal(data, &was) != nil || was.Workspace != ws {
-		return nil // torn by hand or another workspace's: rewritten at the next export
+	was, ok, err := markOf(path, ws)
+	if err != nil || !ok {
+		return err
 	}
 	now, err := ReadMark(ctx, s, ws)
 	if err != nil {
@@ -145,17 +138,27 @@ func lost(was, now Mark) []string {
 // (store.Mover), so the mark still says how much the store held.
 func MoveMark(runDir, from, to string) error {
 	path := filepath.Join(runDir, MarkFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("high-water mark: %w", err)
-	}
-	var m Mark
-	if json.Unmarshal(data, &m) != nil || m.Workspace != from {
-		return nil
+	m, ok, err := markOf(path, from)
+	if err != nil || !ok {
+		return err
 	}
 	m.Workspace = to
 	return writeJSON(path, m)
+}
+
+// markOf reads the mark at path; ok is false when there is none, or it
+// is torn (by hand) or another workspace's than ws: the next export
+// writes it again.
+func markOf(path, ws string) (m Mark, ok bool, err error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return m, false, nil
+	}
+	if err != nil {
+		return m, false, fmt.Errorf("high-water mark: %w", err)
+	}
+	if json.Unmarshal(data, &m) != nil || m.Workspace != ws {
+		return m, false, nil
+	}
+	return m, true, nil
 }

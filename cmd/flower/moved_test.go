@@ -11,33 +11,22 @@ import (
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/project"
 	"github.com/flower-run/flower/workflow"
-	"github.com/flower-run/flower/workflow/starter"
 )
 
 // Issue 22 item 3: a project that moves after a crash is found. The run
 // dir is flower's default, under the state directory and named by the
 // path (not ./runs, which would move with the workspace).
 
-// movedFlow plays the starter flow with a work step of three effects,
-// each one Bash line appending to ops.log:
+// movedFlow plays the starter flow of the crash suite (crashFlow) with a
+// work step of three effects, each one Bash line appending to ops.log,
+// and a judge that only gives its verdict:
 //
-//	clarify: Write brief → end; goals: Write goals → end      4 requests
+//	clarify, goals: as crashFlow                              4 requests
 //	work: echo one → echo two → echo three → end              4 (5-8)
 //	judge: verdict(pass) → end                                2
 func movedFlow(r *modeltest.Request) modeltest.Turn {
-	task, n := crashSeen(r.Messages)
+	_, n := crashSeen(r.Messages)
 	switch crashStepOf(r.System) {
-	case "clarify":
-		if n == 0 {
-			return crashCall("Writing the brief.", "Write", map[string]any{"file_path": starter.BriefPath, "content": crashBrief(task)})
-		}
-		return modeltest.Turn{Text: "The brief is written."}
-	case "goals":
-		if n == 0 {
-			return crashCall("Writing the goals.", "Write", map[string]any{"file_path": starter.GoalsPath,
-				"content": "# Goals\n\n- [ ] ops.log says one two three\n"})
-		}
-		return modeltest.Turn{Text: "goals.md has 1 check."}
 	case "work":
 		if words := []string{"one", "two", "three"}; n < len(words) {
 			return crashCall("Logging.", "Bash", map[string]any{"command": "echo " + words[n] + " >> ops.log"})
@@ -49,7 +38,7 @@ func movedFlow(r *modeltest.Request) modeltest.Turn {
 		}
 		return modeltest.Turn{Text: "Verdict given."}
 	}
-	return modeltest.Turn{Fault: &modeltest.Fault{Status: 400, Message: "moved test: a request from no starter step"}}
+	return crashFlow{}.respond(r)
 }
 
 // movedRun is a crashRun whose workspace sits in a parent directory of
