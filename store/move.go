@@ -6,10 +6,17 @@ import (
 	"strings"
 )
 
-// A project that moves keeps its state (issue 22 item 3). Keys, runs and
-// lineage name the workspace's path, so a move re-keys them: one
+// A project that moves keeps its state (issue 22 item 3, R3.1). Keys, runs
+// and lineage name the workspace's path, so a move re-keys them: one
 // transaction takes every record of the old path to the new one, and a
 // crash leaves all of them under one path or the other, never split.
+//
+// It is the one place the runtime rewrites stored entries, against R2.7's
+// "nothing written is ever rewritten": only their key changes (in the
+// column and in the body, which names it), never what they say, and only
+// when a person's project moved and its state is adopted. The other way,
+// keys named by a project id instead of a path, would change every
+// consumer of ProjectKey and need a migration of every store.
 
 // Mover is a store that can move a workspace's records to another path.
 type Mover interface {
