@@ -54,11 +54,11 @@ func ReadMark(ctx context.Context, s store.Store, ws string) (Mark, error) {
 	}
 	m.Thread, m.Woke = l.Thread, l.Woke
 	for _, id := range l.Steps {
-		st, err := store.ReadStats(ctx, s, store.SessionKey(ws, id))
+		seq, err := store.ReadLastSeq(ctx, s, store.SessionKey(ws, id))
 		if err != nil {
 			return m, err
 		}
-		m.Sessions[id] = st.LastSeq
+		m.Sessions[id] = seq
 	}
 	return m, nil
 }
