@@ -35,7 +35,21 @@ type Mark struct {
 
 // ReadMark reads the store's state of ws now, as a mark.
 func ReadMark(ctx context.Context, s store.Store, ws string) (Mark, error) {
-	m := Mark{Workspace: ws, Sessions: map[string]int64{}}
+	rows, err := workspaceRows(ctx, s, ws)
+	if err != nil {
+		return Mark{}, err
+	}
+	l, err := s.Lineage(ctx, ws)
+	if err != nil {
+		return Mark{}, err
+	}
+	return markOf(ctx, s, ws, len(rows), l)
+}
+
+// markOf completes a mark of ws from the manifest rows and the lineage an
+// export has just read: an export reads each of them once.
+func markOf(ctx context.Context, s store.Store, ws string, results int, l store.Lineage) (Mark, error) {
+	m := Mark{Workspace: ws, Results: results, Thread: l.Thread, Woke: l.Woke, Sessions: map[string]int64{}}
 	runs, err := s.Runs(ctx, ws)
 	if err != nil {
 		return m, err
@@ -43,16 +57,6 @@ func ReadMark(ctx context.Context, s store.Store, ws string) (Mark, error) {
 	for _, r := range runs {
 		m.Runs = append(m.Runs, r.ID)
 	}
-	rows, err := workspaceRows(ctx, s, ws)
-	if err != nil {
-		return m, err
-	}
-	m.Results = len(rows)
-	l, err := s.Lineage(ctx, ws)
-	if err != nil {
-		return m, err
-	}
-	m.Thread, m.Woke = l.Thread, l.Woke
 	for _, id := range l.Steps {
 		seq, err := store.ReadLastSeq(ctx, s, store.SessionKey(ws, id))
 		if err != nil {
@@ -63,9 +67,23 @@ func ReadMark(ctx context.Context, s store.Store, ws string) (Mark, error) {
 	return m, nil
 }
 
-// WriteMark records the store's state of ws in the run dir's mark.
-func WriteMark(ctx context.Context, s store.Store, runDir, ws string) error {
-	m, err := ReadMark(ctx, s, ws)
+// writeMark records the store's state of ws in the run dir's mark, given
+// the manifest rows and the lineage the caller read (nil: read them).
+func writeMark(ctx context.Context, s store.Store, runDir, ws string, rows []Row, l *store.Lineage) error {
+	var err error
+	if rows == nil {
+		if rows, err = workspaceRows(ctx, s, ws); err != nil {
+			return fmt.Errorf("high-water mark: %w", err)
+		}
+	}
+	if l == nil {
+		read, err := s.Lineage(ctx, ws)
+		if err != nil {
+			return fmt.Errorf("high-water mark: %w", err)
+		}
+		l = &read
+	}
+	m, err := markOf(ctx, s, ws, len(rows), *l)
 	if err != nil {
 		return fmt.Errorf("high-water mark: %w", err)
 	}
