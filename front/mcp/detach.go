@@ -59,7 +59,9 @@ func (s *Server) launch(ctx context.Context, dir, text string) (Status, error) {
 	}
 	defer r.Close()
 	cmd := exec.Command(s.opts.Command[0], s.opts.Command[1:]...)
-	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = dir, bytes.NewReader(in), logf, logf
+	// In this process's directory, so that relative paths in Command
+	// mean what they meant here; the task's directory is in the spec.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), logf, logf
 	cmd.ExtraFiles = []*os.File{w} // fd 3: the ready line
 	cmd.SysProcAttr = detached()
 	err = cmd.Start()
