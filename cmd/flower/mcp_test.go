@@ -243,6 +243,41 @@ func taskStatusSeq(t *testing.T, cs *sdk.ClientSession, dir string) int {
 	return st.LastSeq
 }
 
+// answerToTheEnd answers the question st shows with the first option and
+// follows the task to its end: run passes, its effect done once.
+func answerToTheEnd(t *testing.T, cs *sdk.ClientSession, dir string, st mcpStatus, run string) {
+	t.Helper()
+	if text, isErr := callText(t, cs, "task_answer", map[string]any{"directory": dir, "id": st.Questions[0].ID, "text": askFirst}); isErr {
+		t.Fatalf("task_answer: %s", text)
+	}
+	waitEnd(t, cs, dir)
+	if st := taskStatus(t, cs, dir); st.State != "passed" || st.Run != run {
+		t.Errorf("at the end: %+v, want run %s passed", st, run)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "effect.log")); string(b) != "ran\n" {
+		t.Errorf("effect.log holds %q, want the effect once", b)
+	}
+}
+
+// askingMCPTask starts a task (playCounting) through flower mcp and waits
+// for its question: env is flower mcp's, server its process, asked the
+// status once the task asks.
+func askingMCPTask(t *testing.T) (env []string, cs *sdk.ClientSession, server *exec.Cmd, dir string, asked mcpStatus) {
+	t.Helper()
+	_, env = fakeModelWith(t, playCounting)
+	env = append(env, "HOME="+t.TempDir()) // the same home, so the same run dir, for every server
+	cs, server = mcpProcess(t, env)
+	dir = filepath.Join(t.TempDir(), "proj")
+	if text, isErr := callText(t, cs, "task_start", map[string]any{"directory": dir, "task": "write out.txt"}); isErr {
+		t.Fatalf("task_start: %s", text)
+	}
+	after := 0
+	waitEvent(t, cs, dir, &after, "ask")
+	asked = taskStatus(t, cs, dir)
+	killTask(t, asked.DriverPID)
+	return env, cs, server, dir, asked
+}
+
 // killTask kills a task's own process if the test left it running.
 func killTask(t *testing.T, pid int) {
 	t.Cleanup(func() { _ = kill(pid) })
@@ -264,17 +299,7 @@ func kill(pid int) error {
 // finishes the same run, its effect done once.
 func TestMCPTaskOutlivesClient(t *testing.T) {
 	t.Parallel()
-	_, env := fakeModelWith(t, playCounting)
-	env = append(env, "HOME="+t.TempDir())
-	cs := mcpClient(t, env)
-	dir := filepath.Join(t.TempDir(), "proj")
-	if text, isErr := callText(t, cs, "task_start", map[string]any{"directory": dir, "task": "write out.txt"}); isErr {
-		t.Fatalf("task_start: %s", text)
-	}
-	after := 0
-	waitEvent(t, cs, dir, &after, "ask")
-	asked := taskStatus(t, cs, dir)
-	killTask(t, asked.DriverPID)
+	env, cs, _, dir, asked := askingMCPTask(t)
 	if err := cs.Close(); err != nil {
 		t.Fatalf("flower mcp did not exit cleanly when its client left: %v", err)
 	}
@@ -283,16 +308,7 @@ func TestMCPTaskOutlivesClient(t *testing.T) {
 	if st.State != "waiting" || st.Run != asked.Run || st.DriverPID != asked.DriverPID || len(st.Questions) != 1 {
 		t.Fatalf("task_status in a new flower mcp: %+v, want run %s waiting in pid %d", st, asked.Run, asked.DriverPID)
 	}
-	if text, isErr := callText(t, cs, "task_answer", map[string]any{"directory": dir, "id": st.Questions[0].ID, "text": askFirst}); isErr {
-		t.Fatalf("task_answer: %s", text)
-	}
-	waitEnd(t, cs, dir)
-	if st := taskStatus(t, cs, dir); st.State != "passed" || st.Run != asked.Run {
-		t.Errorf("at the end: %+v, want run %s passed", st, asked.Run)
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "effect.log")); string(b) != "ran\n" {
-		t.Errorf("effect.log holds %q, want the effect once", b)
-	}
+	answerToTheEnd(t, cs, dir, st, asked.Run)
 }
 
 // TestMCPTaskSurvivesKill SIGKILLs flower mcp while its task waits for an
@@ -301,17 +317,7 @@ func TestMCPTaskOutlivesClient(t *testing.T) {
 // task_start continues the same run, and the effect is done once.
 func TestMCPTaskSurvivesKill(t *testing.T) {
 	t.Parallel()
-	_, env := fakeModelWith(t, playCounting)
-	env = append(env, "HOME="+t.TempDir())
-	cs, server := mcpProcess(t, env)
-	dir := filepath.Join(t.TempDir(), "proj")
-	if text, isErr := callText(t, cs, "task_start", map[string]any{"directory": dir, "task": "write out.txt"}); isErr {
-		t.Fatalf("task_start: %s", text)
-	}
-	after := 0
-	waitEvent(t, cs, dir, &after, "ask")
-	asked := taskStatus(t, cs, dir)
-	killTask(t, asked.DriverPID)
+	env, cs, server, dir, asked := askingMCPTask(t)
 	if err := server.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -329,21 +335,12 @@ func TestMCPTaskSurvivesKill(t *testing.T) {
 	if text, isErr := callText(t, cs, "task_start", map[string]any{"directory": dir}); isErr {
 		t.Fatalf("task_start to continue: %s", text)
 	}
-	after = taskStatusSeq(t, cs, dir)
+	after := taskStatusSeq(t, cs, dir)
 	waitEvent(t, cs, dir, &after, "ask")
 	st := taskStatus(t, cs, dir)
 	killTask(t, st.DriverPID)
 	if st.State != "waiting" || len(st.Questions) != 1 {
 		t.Fatalf("the continued task: %+v", st)
 	}
-	if text, isErr := callText(t, cs, "task_answer", map[string]any{"directory": dir, "id": st.Questions[0].ID, "text": askFirst}); isErr {
-		t.Fatalf("task_answer: %s", text)
-	}
-	waitEnd(t, cs, dir)
-	if st := taskStatus(t, cs, dir); st.State != "passed" || st.Run != asked.Run {
-		t.Errorf("at the end: %+v, want run %s passed", st, asked.Run)
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "effect.log")); string(b) != "ran\n" {
-		t.Errorf("effect.log holds %q, want the effect once", b)
-	}
+	answerToTheEnd(t, cs, dir, st, asked.Run)
 }

@@ -56,6 +56,20 @@ func killOnCleanup(t *testing.T, pid int) {
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 }
 
+// askingTask starts a task in a process of its own and waits for its
+// question: first is task_start's status, asked the one of the question.
+func askingTask(t *testing.T) (cs *session, dir string, first, asked mcpserver.Status) {
+	t.Helper()
+	var heard atomic.Bool
+	cs = connect(t, mcpserver.New(detachedModel(t, &heard)))
+	dir = filepath.Join(t.TempDir(), "proj")
+	if text, isErr := cs.call(t, "task_start", map[string]any{"directory": dir, "task": "say hello"}, &first); isErr {
+		t.Fatalf("task_start: %s", text)
+	}
+	killOnCleanup(t, first.DriverPID)
+	return cs, dir, first, cs.waitState(t, dir, mcpserver.StateWaiting)
+}
+
 // TestTaskOutlivesSession ends the client's session while its task waits
 // for an answer (issue 23 item 6): the task's own process goes on, and a
 // session of a new server sees the question through the store, answers
@@ -118,16 +132,7 @@ func TestTaskOutlivesSession(t *testing.T) {
 // task continues the same run in a new process, which asks again, and an
 // answer through the store finishes it.
 func TestKilledTaskContinues(t *testing.T) {
-	var heard atomic.Bool
-	o := detachedModel(t, &heard)
-	cs := connect(t, mcpserver.New(o))
-	dir := filepath.Join(t.TempDir(), "proj")
-	var first mcpserver.Status
-	if text, isErr := cs.call(t, "task_start", map[string]any{"directory": dir, "task": "say hello"}, &first); isErr {
-		t.Fatalf("task_start: %s", text)
-	}
-	killOnCleanup(t, first.DriverPID)
-	asked := cs.waitState(t, dir, mcpserver.StateWaiting)
+	cs, dir, first, asked := askingTask(t)
 	if err := syscall.Kill(first.DriverPID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -160,16 +165,7 @@ func TestKilledTaskContinues(t *testing.T) {
 // TestInterruptThroughTheStore stops a task driven by its own process
 // with task_interrupt while it works, and continues it.
 func TestInterruptThroughTheStore(t *testing.T) {
-	var heard atomic.Bool
-	o := detachedModel(t, &heard)
-	cs := connect(t, mcpserver.New(o))
-	dir := filepath.Join(t.TempDir(), "proj")
-	var first mcpserver.Status
-	if text, isErr := cs.call(t, "task_start", map[string]any{"directory": dir, "task": "say hello"}, &first); isErr {
-		t.Fatalf("task_start: %s", text)
-	}
-	killOnCleanup(t, first.DriverPID)
-	asked := cs.waitState(t, dir, mcpserver.StateWaiting)
+	cs, dir, _, asked := askingTask(t)
 	if text, isErr := cs.call(t, "task_interrupt", map[string]any{"directory": dir}, nil); isErr {
 		t.Fatalf("task_interrupt: %s", text)
 	}
