@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	mcpserver "github.com/flower-run/flower/front/mcp"
+	"github.com/flower-run/flower/store/postgres/pgtest"
 )
 
 // driveEnv, set, makes the test binary a task's own process (Drive) on
@@ -21,12 +22,13 @@ import (
 const (
 	driveEnv   = "FLOWER_MCP_TEST_DRIVE"
 	driveModel = "FLOWER_MCP_TEST_MODEL"
+	driveStore = "FLOWER_MCP_TEST_STORE"
 )
 
 func TestMain(m *testing.M) {
 	if os.Getenv(driveEnv) == "1" {
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-		err := mcpserver.New(mcpserver.Options{Model: os.Getenv(driveModel)}).Drive(ctx, os.Stdin, mcpserver.ReadyFile())
+		err := mcpserver.New(mcpserver.Options{Model: os.Getenv(driveModel), StoreURL: os.Getenv(driveStore)}).Drive(ctx, os.Stdin, mcpserver.ReadyFile())
 		stop()
 		if err != nil {
 			os.Exit(1)
@@ -37,10 +39,12 @@ func TestMain(m *testing.M) {
 }
 
 // detachedModel is askingModel with tasks in processes of their own: the
-// test binary, as Drive.
-func detachedModel(t *testing.T, heard *atomic.Bool) mcpserver.Options {
+// test binary, as Drive, on the store at url ("": the run dir's SQLite).
+func detachedModel(t *testing.T, heard *atomic.Bool, url string) mcpserver.Options {
 	t.Helper()
 	o := askingModel(t, heard)
+	o.StoreURL = url
+	t.Setenv(driveStore, url)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -58,10 +62,9 @@ func killOnCleanup(t *testing.T, pid int) {
 
 // askingTask starts a task in a process of its own and waits for its
 // question: first is task_start's status, asked the one of the question.
-func askingTask(t *testing.T) (cs *session, dir string, first, asked mcpserver.Status) {
+func askingTask(t *testing.T, o mcpserver.Options) (cs *session, dir string, first, asked mcpserver.Status) {
 	t.Helper()
-	var heard atomic.Bool
-	cs = connect(t, mcpserver.New(detachedModel(t, &heard)))
+	cs = connect(t, mcpserver.New(o))
 	dir = filepath.Join(t.TempDir(), "proj")
 	if text, isErr := cs.call(t, "task_start", map[string]any{"directory": dir, "task": "say hello"}, &first); isErr {
 		t.Fatalf("task_start: %s", text)
@@ -75,9 +78,16 @@ func askingTask(t *testing.T) (cs *session, dir string, first, asked mcpserver.S
 // session of a new server sees the question through the store, answers
 // it with an option's number and a note, and follows the same run to its
 // verdict.
-func TestTaskOutlivesSession(t *testing.T) {
+func TestTaskOutlivesSession(t *testing.T) { outlivesSession(t, "") }
+
+// TestTaskOutlivesSessionOnPostgres is TestTaskOutlivesSession on a
+// PostgreSQL store: the task's process follows the journal woken by
+// notifications, and the servers steer it through the database.
+func TestTaskOutlivesSessionOnPostgres(t *testing.T) { outlivesSession(t, pgtest.URL(t)) }
+
+func outlivesSession(t *testing.T, url string) {
 	var heard atomic.Bool
-	o := detachedModel(t, &heard)
+	o := detachedModel(t, &heard, url)
 	cs := connect(t, mcpserver.New(o))
 	dir := filepath.Join(t.TempDir(), "proj")
 	var started mcpserver.Status
@@ -132,7 +142,8 @@ func TestTaskOutlivesSession(t *testing.T) {
 // task continues the same run in a new process, which asks again, and an
 // answer through the store finishes it.
 func TestKilledTaskContinues(t *testing.T) {
-	cs, dir, first, asked := askingTask(t)
+	var heard atomic.Bool
+	cs, dir, first, asked := askingTask(t, detachedModel(t, &heard, ""))
 	if err := syscall.Kill(first.DriverPID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -163,9 +174,10 @@ func TestKilledTaskContinues(t *testing.T) {
 }
 
 // TestInterruptThroughTheStore stops a task driven by its own process
-// with task_interrupt while it works, and continues it.
+// with task_interrupt while it asks.
 func TestInterruptThroughTheStore(t *testing.T) {
-	cs, dir, _, asked := askingTask(t)
+	var heard atomic.Bool
+	cs, dir, _, asked := askingTask(t, detachedModel(t, &heard, ""))
 	if text, isErr := cs.call(t, "task_interrupt", map[string]any{"directory": dir}, nil); isErr {
 		t.Fatalf("task_interrupt: %s", text)
 	}
