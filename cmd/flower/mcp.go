@@ -89,7 +89,7 @@ func serveMCP(ctx context.Context, g *globals, f *wakeFlags, m *mcpFlags) error 
 		NoTrim: g.noTrim, Secrets: g.secrets, RunDir: mcpRunDir, AskTimeout: timeout(f.timeout),
 		Rounds: judgeRounds(f.rounds), MaxTurns: f.maxTurns, Budget: f.budget}
 	if !m.stopWithClient && !m.drive {
-		o.Command = taskCommand()
+		o.Command = mcpserver.Self("--drive") // nil if it cannot find itself: tasks in process
 	}
 	srv := mcpserver.New(o)
 	ctx, stop := killable(ctx)
@@ -103,17 +103,6 @@ func serveMCP(ctx context.Context, g *globals, f *wakeFlags, m *mcpFlags) error 
 		return &exitError{code: exitFailed, err: fmt.Errorf("mcp: %w", err)}
 	}
 	return nil
-}
-
-// taskCommand is the argv of a task's own process: this flower, with the
-// same flags, and --drive; nil (tasks in process) when it cannot find
-// itself.
-func taskCommand() []string {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil
-	}
-	return append(append([]string{exe}, os.Args[1:]...), "--drive")
 }
 
 // mcpRunDir is the run dir of a task's directory, as flower run there

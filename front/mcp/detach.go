@@ -73,6 +73,17 @@ func (s *Server) launch(ctx context.Context, dir, text string) (Status, error) {
 	return readReady(ctx, r, logPath)
 }
 
+// Self is the argv of this program run again as it was, with extra
+// after its arguments: how a CLI makes Options.Command of itself. Nil
+// when the program cannot find itself.
+func Self(extra ...string) []string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return append(append([]string{exe}, os.Args[1:]...), extra...)
+}
+
 // readReady reads the task process's ready line; ctx ending stops the
 // wait, not the task.
 func readReady(ctx context.Context, r *os.File, logPath string) (Status, error) {
