@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -307,6 +308,11 @@ func TestMCPTaskOutlivesClient(t *testing.T) {
 	st := taskStatus(t, cs, dir)
 	if st.State != "waiting" || st.Run != asked.Run || st.DriverPID != asked.DriverPID || len(st.Questions) != 1 {
 		t.Fatalf("task_status in a new flower mcp: %+v, want run %s waiting in pid %d", st, asked.Run, asked.DriverPID)
+	}
+	status := exec.Command(flowerBin, "status")
+	status.Dir, status.Env = dir, append([]string{"PATH=" + os.Getenv("PATH")}, env...)
+	if r := ranOf(t, status); r.code != 0 || !strings.Contains(r.stdout, asked.Run) || !strings.Contains(r.stdout, strconv.Itoa(asked.DriverPID)) {
+		t.Errorf("flower status in the task's directory, exit %d, does not name run %s driven by pid %d:\n%s%s", r.code, asked.Run, asked.DriverPID, r.stdout, r.stderr)
 	}
 	answerToTheEnd(t, cs, dir, st, asked.Run)
 }
