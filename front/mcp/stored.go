@@ -219,8 +219,8 @@ func (l look) status(ctx context.Context, dir string) Status {
 const pollEvery = 200 * time.Millisecond
 
 // events is task_events for a task driven elsewhere, from the stored
-// stream, which keeps every event but deltas. It is over (Ended) once
-// nothing drives the task.
+// stream, which keeps every event but deltas (all shows no deltas here).
+// It is over (Ended) once nothing drives the task.
 func (x stored) events(ctx context.Context, q query, wait time.Duration) (Events, error) {
 	db, closeDB, err := x.open(ctx)
 	if err != nil {
