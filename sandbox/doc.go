@@ -61,6 +61,36 @@
 // and Landlock. flower says so in one line when it starts. Elsewhere than
 // Linux there is no helper (see Supported).
 //
+// # Protected paths that do not exist
+//
+// A protected path that is missing when the helper builds the view
+// (often .mcp.json, .claude/, flower.yaml; .git/hooks in some clones) has
+// no mount point, so a command may create it. The field has no way to
+// prevent that without changing the workspace: Landlock only grants
+// (write access to the workspace is write access to every name in it),
+// and a mount needs a mount point. Anthropic's sandbox-runtime binds
+// /dev/null onto the first missing component, which makes bubblewrap
+// create an empty file or directory in the person's workspace, and
+// removes these after the command (they linger as stray files when it
+// does not get to, or while a command runs); Codex protects such paths
+// (.codex) only when they exist. flower leaves the workspace as it is and
+// detects and undoes instead: Bash notes which protected paths are
+// missing, though the directory that would hold them is there
+// (WatchProtected), before each command; when the command has ended and
+// the kernel has killed everything it left in its namespace, nothing of it
+// can write any more, and what it created among them is removed (a
+// symlink itself, never its target) and the model told in the tool result
+// (Watch.Undo). A background shell is undone when it ends. What a command
+// creates where the parent was missing too (.git/hooks of a repository
+// it makes with git init) is its own work, and kept. The gaps: a person
+// who creates such a path while a command runs loses it to the undo; a
+// SIGKILL of flower during a call skips the undo (flower.yaml, .mcp.json
+// and .claude/settings*.json still meet the confirmation at the next
+// start); stdio MCP servers and hooks are not watched (they are the
+// person's configuration, and live as long as the run); and in the
+// subreaper fallback a process that escaped the kill may create one after
+// the undo.
+//
 // Landlock must apply to the tool's process and never to flower itself
 // or the helper, which is why it is applied in the command's process,
 // between fork and exec.
