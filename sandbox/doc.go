@@ -82,7 +82,11 @@
 // symlink itself, never its target) and the model told in the tool result
 // (Watch.Undo). A background shell is undone when it ends. What a command
 // creates where the parent was missing too (.git/hooks of a repository
-// it makes with git init) is its own work, and kept. The gaps: a person
+// it makes with git init) is its own work, and kept. The person's own
+// configuration (config.UserProtected: ~/.config/flower, ~/.claude) is
+// protected the same way where a command may write there (the workspace
+// is the home directory, or sandbox.writable holds it); elsewhere
+// Landlock already keeps commands out of it. The gaps: a person
 // who creates such a path while a command runs loses it to the undo; a
 // SIGKILL of flower during a call skips the undo (flower.yaml, .mcp.json
 // and .claude/settings*.json still meet the confirmation at the next

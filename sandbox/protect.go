@@ -78,26 +78,34 @@ type Watch struct {
 	missing   []string
 }
 
-// WatchProtected notes which protected paths do not exist now, though
-// the directory that would hold them does. The mount view cannot protect
-// them (a mount needs a mount point, which would be a new file in the
-// person's workspace), so a command may create them; Undo removes what
-// it created (doc.go: "Protected paths that do not exist"). A path whose
-// parent is missing too (.git/hooks where there is no .git) is not
-// watched: the command then creates a tree of its own, such as a new
-// repository, which is its work like any other file.
+// WatchProtected notes which protected paths do not exist now. The mount
+// view cannot protect them (a mount needs a mount point, which would be a
+// new file in the person's workspace), so a command may create them; Undo
+// removes what it created (doc.go: "Protected paths that do not exist").
+// Two kinds are not watched:
+//   - .git/hooks and .git/config where there is no .git: the command then
+//     makes a repository of its own (git init), which is its work like
+//     any other file;
+//   - a path outside the workspace and the writable paths (the person's
+//     own configuration, UserProtected, where the home directory is not
+//     writable): a command cannot create it there, so one that appears is
+//     another program's, such as Claude Code making ~/.claude at its first
+//     start, and the undo would take it.
 func (s *Sandbox) WatchProtected() Watch {
 	if s == nil {
 		return Watch{}
 	}
 	w := Watch{workspace: s.cfg.Workspace}
 	for _, p := range s.cfg.Protect {
-		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) || !s.mayWrite(p) {
 			continue
 		}
-		if st, err := os.Stat(filepath.Dir(p)); err == nil && st.IsDir() {
-			w.missing = append(w.missing, p)
+		if parent := filepath.Dir(p); filepath.Base(parent) == ".git" {
+			if _, err := os.Lstat(parent); err != nil {
+				continue
+			}
 		}
+		w.missing = append(w.missing, p)
 	}
 	return w
 }
@@ -131,4 +139,13 @@ func (w Watch) Undo() string {
 		out = append(out, fmt.Sprintf("flower could not remove %s, which this command created: a person must.", strings.Join(failed, ", ")))
 	}
 	return strings.Join(out, " ")
+}
+
+// mayWrite reports whether p is where the config lets commands write:
+// the workspace or a writable path. (Where Landlock is off they may write
+// more, but a path elsewhere that appears during a command is as likely
+// another program's.)
+func (s *Sandbox) mayWrite(p string) bool {
+	w := slices.Concat([]string{s.cfg.Workspace}, s.cfg.Writable)
+	return slices.ContainsFunc(w, func(d string) bool { return within(filepath.Clean(d), p) })
 }

@@ -21,6 +21,7 @@ var asNobody = []string{
 	"TestAgentCannotChangeItsConfig",   // a model's Write of flower.yaml needs a person
 	"TestAgentCannotRewriteItsConfig",  // Write/Bash of flower.yaml, the state dir, capabilities
 	"TestBashCannotAddAnMCPServer",     // a missing .mcp.json that Bash creates
+	"TestAgentCannotChangeUserConfig",  // ~/.config/flower where the workspace is ~
 	"TestToolEnvironmentIsAnAllowList", // env shows no credential
 	"TestRulesWithoutHoles",            // Grep hides a denied file; the eval forms are asked
 	"TestContainmentThroughTheCLI",     // writes outside, /proc/*/environ, a setsid grandchild
@@ -160,4 +161,40 @@ func TestBashCannotAddAnMCPServer(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "PWNED")); !os.IsNotExist(err) {
 		t.Error("the model's MCP server ran at the next start")
 	}
+}
+
+// TestAgentCannotChangeUserConfig (issue 20): where the workspace is the
+// home directory, the person's config.yaml (which no confirmation
+// covers) is refused to Write and read-only to Bash.
+func TestAgentCannotChangeUserConfig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir() // HOME too (baseEnv)
+	user := filepath.Join(dir, ".config", "flower", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(user), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const mine = "# the person's\n"
+	writeTestFile(t, user, mine)
+	srv, env := fakeModelWith(t, modeltest.Script(
+		call("", "Write", map[string]any{"file_path": "~/.config/flower/config.yaml", "content": "sandbox: {mode: \"off\"}\n"}),
+		bashTurn(`echo 'sandbox: {mode: "off"}' >> ~/.config/flower/config.yaml`),
+		modeltest.Turn{Text: "done"},
+	))
+	if r := runFlower(t, dir, env, "once", "loosen the user config"); r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := readFile(t, user); got != mine {
+		t.Errorf("config.yaml now holds %q", got)
+	}
+	reqs := srv.Requests()
+	var results []string
+	for _, req := range reqs[1:] {
+		rs := toolResults(req)
+		results = append(results, rs[len(rs)-1])
+	}
+	if len(results) != 2 {
+		t.Fatalf("%d tool results, want 2: %q", len(results), results)
+	}
+	wantIn(t, "Write config.yaml", results[0], "protected configuration")
+	wantIn(t, "Bash config.yaml", results[1], "Read-only file system")
 }

@@ -26,7 +26,10 @@ func TestBashCreatesNoProtectedPath(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil { // a repository without hooks
 		t.Fatal(err)
 	}
-	env = sandboxIn(t, env, sandbox.Config{Protect: sandbox.Protected(ws, false)})
+	// The person's own config where the home directory is the workspace,
+	// with no ~/.config yet (config.UserProtected).
+	userDir := filepath.Join(ws, ".config", "flower")
+	env = sandboxIn(t, env, sandbox.Config{Protect: append(sandbox.Protected(ws, false), userDir)})
 	env.Shells = NewShells()
 	tools := tool.NewRegistry(Builtins(env)...)
 	res := run(t, tools["Bash"], map[string]any{"command": `
@@ -35,9 +38,10 @@ echo '{}' > .mcp.json
 mkdir .git/hooks && echo 'evil' > .git/hooks/pre-commit
 setsid sh -c 'while :; do mkdir -p .claude; echo x > .claude/settings.json; done' >/dev/null 2>&1 &
 until [ -e .claude/settings.json ]; do :; done
+mkdir -p .config/flower && echo 'model: mine' > .config/flower/config.yaml
 echo kept > kept.txt; echo made`})
-	wantOK(t, res, "made", "flower removed flower.yaml, .mcp.json, .claude, .git/hooks, which this command created")
-	for _, p := range []string{"flower.yaml", ".mcp.json", ".claude", ".git/hooks"} {
+	wantOK(t, res, "made", "flower removed flower.yaml, .mcp.json, .claude, .git/hooks, .config/flower, which this command created")
+	for _, p := range []string{"flower.yaml", ".mcp.json", ".claude", ".git/hooks", ".config/flower"} {
 		if _, err := os.Lstat(filepath.Join(ws, p)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s is still there after the call (lstat: %v)", p, err)
 		}
