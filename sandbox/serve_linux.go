@@ -68,7 +68,7 @@ func serve(setup error) int {
 	// The helper holds nothing secret, but commands of the same user need
 	// not read or trace it either; its forks (the commands' inits) inherit this.
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
-	go watchLifeline(true)
+	go watchLifeline()
 	buf := make([]byte, 1)
 	oob := make([]byte, unix.CmsgSpace(4*4))
 	for {
