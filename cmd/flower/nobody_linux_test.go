@@ -186,15 +186,7 @@ func TestAgentCannotChangeUserConfig(t *testing.T) {
 	if got := readFile(t, user); got != mine {
 		t.Errorf("config.yaml now holds %q", got)
 	}
-	reqs := srv.Requests()
-	var results []string
-	for _, req := range reqs[1:] {
-		rs := toolResults(req)
-		results = append(results, rs[len(rs)-1])
-	}
-	if len(results) != 2 {
-		t.Fatalf("%d tool results, want 2: %q", len(results), results)
-	}
+	results := callResults(t, srv.Requests(), 2)
 	wantIn(t, "Write config.yaml", results[0], "protected configuration")
 	wantIn(t, "Bash config.yaml", results[1], "Read-only file system")
 }
