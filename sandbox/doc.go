@@ -130,8 +130,19 @@
 //     would replace only the namespaces and mounts (serve_linux.go,
 //     view_linux.go).
 //
-// What flower does not have that bwrap-based sandboxes add is a seccomp
-// filter (e.g. refusing AF_UNIX sockets or ptrace outright); the
-// namespaces, no_new_privs and Landlock's scopes cover what such filters
-// are used for there, and a filter can be added to forkCommand later.
+// # Seccomp
+//
+// As bwrap-based sandboxes add one, each command also gets a seccomp
+// filter (seccomp_linux.go, assembled with github.com/elastic/go-seccomp-bpf,
+// loaded in forkCommand after no_new_privs and Landlock): ptrace,
+// process_vm_*, every mount call, setns, the keyring, bpf,
+// perf_event_open, userfaultfd, kexec and module loading, reboot, swap,
+// acct and quotactl fail with EPERM, and so do unshare and clone with
+// CLONE_NEWUSER (a user namespace would hand the command its capabilities
+// back inside it); clone3 gets ENOSYS, since a filter cannot read its
+// flags, and libc then falls back to clone. Most of these already fail
+// without capabilities; the filter refuses them before the kernel code
+// runs. It is a deny list for the machine's own ABI: on x86-64 the
+// 32-bit entry (int 0x80) is not filtered, and the subreaper fallback
+// (Wrap) loads no filter.
 package sandbox
