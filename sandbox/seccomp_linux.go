@@ -44,9 +44,13 @@ func seccompPolicy() seccomp.Policy {
 }
 
 // seccompFilter is the assembled filter, built once per helper, or nil
-// where this machine's architecture is not one the library knows (the
-// rest of the sandbox still holds; doc.go).
+// where the kernel has no seccomp or this machine's architecture is not
+// one the library knows: commands then run without it (the rest of the
+// sandbox still holds; doc.go) rather than not at all.
 var seccompFilter = sync.OnceValue(func() *unix.SockFprog {
+	if !seccomp.Supported() {
+		return nil
+	}
 	p := seccompPolicy()
 	insts, err := p.Assemble()
 	if err != nil {
