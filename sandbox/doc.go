@@ -93,7 +93,9 @@
 // start); stdio MCP servers and hooks are not watched (they are the
 // person's configuration, and live as long as the run); and in the
 // subreaper fallback a process that escaped the kill may create one after
-// the undo.
+// the undo. A protected path that appears during a run by another hand
+// (a person's git init) is neither mounted read-only (the view is built
+// once per run) nor watched, until the next run.
 //
 // Landlock must apply to the tool's process and never to flower itself
 // or the helper, which is why it is applied in the command's process,
