@@ -75,8 +75,7 @@
 // does not get to, or while a command runs); Codex protects such paths
 // (.codex) only when they exist. flower leaves the workspace as it is and
 // detects and undoes instead: Bash notes which protected paths are
-// missing, though the directory that would hold them is there
-// (WatchProtected), before each command; when the command has ended and
+// missing (WatchProtected) before each command; when the command has ended and
 // the kernel has killed everything it left in its namespace, nothing of it
 // can write any more, and what it created among them is removed (a
 // symlink itself, never its target) and the model told in the tool result
@@ -99,7 +98,10 @@
 //
 // Landlock must apply to the tool's process and never to flower itself
 // or the helper, which is why it is applied in the command's process,
-// between fork and exec.
+// between fork and exec. (The subreaper fallback's helper, which starts
+// its command with os.StartProcess, restricts itself; go-landlock makes
+// each of its threads a domain of its own, so it signals the command's
+// processes only from the thread that started them: reapAndKill.)
 //
 // # Own code, not bubblewrap
 //
