@@ -221,7 +221,7 @@ func TestNotContinuousRunFindsItsStepsAfterACrash(t *testing.T) { // issue 9, R3
 		b := testStep("b")
 		b.ResumeFrom = "a"
 		w := New(testStep("a"), b)
-		w.Continuous = false
+		w.Fresh = true
 		return w
 	}
 	rt := f.runtime()
@@ -246,5 +246,29 @@ func TestNotContinuousRunFindsItsStepsAfterACrash(t *testing.T) { // issue 9, R3
 	}
 	if b == nil || len(b.Messages) < 3 {
 		t.Fatalf("step b started afresh: it must continue step a's session of the same run")
+	}
+}
+
+// TestStructLiteralIsContinuous: a Workflow written as a struct literal
+// continues its steps' sessions across processes, as seed 000's
+// Workflow(...) does with continuous defaulting to true (R3.5). It failed
+// while the field was Continuous, false in a literal.
+func TestStructLiteralIsContinuous(t *testing.T) { // issue 22 item 5, R3.5
+	f := newFlowFixture(t, nil)
+	flow := func() *Workflow { return &Workflow{Steps: []Step{testStep("a")}} }
+	first := flow().Run(context.Background(), f.runtime(), Options{RunDir: f.runDir})
+	if !first.Passed {
+		t.Fatalf("run 1: %+v", first)
+	}
+	mark := f.srv.Count()
+	second := flow().Run(context.Background(), f.runtime(), Options{RunDir: f.runDir})
+	if !second.Passed || second.Woke != 2 {
+		t.Fatalf("run 2: %+v", second)
+	}
+	if second.Sessions["a"] != first.Sessions["a"] {
+		t.Errorf("step a ran in session %s, then %s: want the same one", first.Sessions["a"], second.Sessions["a"])
+	}
+	if r := f.srv.Requests()[mark]; len(r.Messages) < 3 {
+		t.Errorf("step a's first request of run 2 has %d messages: want its session's history", len(r.Messages))
 	}
 }

@@ -95,7 +95,7 @@ func (r *runner) sessionOf(step string) string {
 	if id := r.ran[step]; id != "" {
 		return id
 	}
-	if !r.w.Continuous || r.dead[step] {
+	if r.w.Fresh || r.dead[step] {
 		return ""
 	}
 	return r.lineage.Steps[step]
