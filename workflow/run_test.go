@@ -83,8 +83,8 @@ func TestOutcomeNamesWhatHappened(t *testing.T) { // issue 9 item 9
 }
 
 // TestDeadSessionDropsOnlyItsStep: a lineage session the store does not
-// hold starts that step afresh; the other steps stay connected and the
-// wake count goes on (seed 000's per-step validation).
+// hold starts that step afresh, silently; the other steps stay connected
+// and the wake count goes on (seed 000's per-step validation).
 func TestDeadSessionDropsOnlyItsStep(t *testing.T) { // issue 9 item 8, R3.3
 	f := newFlowFixture(t, nil)
 	flow := func() *Workflow { return New(testStep("a"), testStep("b")) }
@@ -119,8 +119,9 @@ func TestDeadSessionDropsOnlyItsStep(t *testing.T) { // issue 9 item 8, R3.3
 	if b == nil || len(b.Messages) != 1 {
 		t.Errorf("step b, whose session is gone, did not start afresh")
 	}
-	if len(warned) != 1 || !strings.Contains(warned[0], "step b") || !strings.Contains(warned[0], "gone-0000") {
-		t.Errorf("warnings %q: want one naming step b and its session", warned)
+	// Silently, as seed 000 says (R3.3 "never an error"): no error event.
+	if len(warned) != 0 {
+		t.Errorf("errors %q: a dropped step session is not an error", warned)
 	}
 }
 
