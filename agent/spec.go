@@ -105,7 +105,7 @@ type Result struct {
 	Error     string    `json:"error,omitempty"`
 	Attempts  int       `json:"attempts"`
 	Errors    []string  `json:"errors,omitempty"`
-	Resumed   bool      `json:"resumed"`
+	Resumed   bool      `json:"resumed"` // continued a stored session, or retried a failed call in this one (seed 000)
 	Retired   []string  `json:"retired,omitempty"`
 	Context   int       `json:"context"`
 	Start     time.Time `json:"start"`
