@@ -136,9 +136,10 @@ func firstOf(have, r *modeltest.Request) *modeltest.Request {
 func TestStepEventsCarryIndexTotalResumedWoke(t *testing.T) { // issue 9 item 8
 	f := newFlowFixture(t, nil)
 	var steps []map[string]any
+	var texts []string
 	sink := func(e event.Event) {
 		if e.Kind == event.Step {
-			steps = append(steps, e.Payload)
+			steps, texts = append(steps, e.Payload), append(texts, e.Text)
 		}
 	}
 	w := New(testStep("a"), testStep("b"))
@@ -152,6 +153,15 @@ func TestStepEventsCarryIndexTotalResumedWoke(t *testing.T) { // issue 9 item 8
 	for i, p := range steps {
 		if p["index"] != i+1 || p["total"] != 3 || p["woke"] != 1 || p["resumed"] != false {
 			t.Errorf("step event %d payload %v", i, p)
+		}
+	}
+	// The text is the step's name, as seed 004 has it; the title line a
+	// terminal shows is the payload's header (issue 22 item 5).
+	wantText := []string{"a", "b", "b·judge#1"}
+	wantHeader := []string{"── 1/3 a (new session)", "── 2/3 b (new session)", "── 3/3 judge round 1 (fresh eyes)"}
+	for i := range steps {
+		if texts[i] != wantText[i] || steps[i]["header"] != wantHeader[i] {
+			t.Errorf("step event %d: text %q header %q, want %q and %q", i, texts[i], steps[i]["header"], wantText[i], wantHeader[i])
 		}
 	}
 }
