@@ -18,7 +18,10 @@
 // from results the store lacks, and a lost request is asked again, as after
 // any crash during a model call. An effect's result is still durable before
 // the next call runs, so a completed effect is never run again; results keep
-// the order of their calls. A cut (interrupted) call without an intent is
+// the order of their calls, except a world call's (WebFetch): it commits
+// only with what goes past the tool turn (the next response, at the
+// latest), never with a later effect's result, so a crash before the
+// model saw it runs the call again on resume rather than replay it (R5.2). A cut (interrupted) call without an intent is
 // held like any other and the interrupt's own commit carries it. A tool that
 // keeps its results (tool.Keeper: ask, whose answer is a person's time) is
 // committed at once, with what is held before it. The loop flushes what is
