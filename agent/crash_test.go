@@ -63,15 +63,7 @@ func TestRepeatedKillsRunACallAtMostTwice(t *testing.T) {
 		modeltest.Turn{Text: "done"},
 	))
 	defer srv.Close()
-	seed, err := agent.New(agent.Options{Workspace: ws, Store: openStore(t, ws), Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := store.SessionKey(ws, crashSession)
-	appendChain(t, seed.Store(), key, userEntry("keep a log of x"))
-	if err := seed.Store().PutMeta(context.Background(), store.Meta{Key: key}); err != nil {
-		t.Fatal(err)
-	}
+	seedCrashSession(t, ws, "keep a log of x")
 	for i := 0; i < 4; i++ { // the first run, then three wakes: each killed after the effect point
 		if err := crashChild(t, ws, srv.URL, "after-effect"); !killed(err) {
 			t.Fatalf("child %d was not killed: %v", i+1, err)
@@ -87,6 +79,19 @@ func TestRepeatedKillsRunACallAtMostTwice(t *testing.T) {
 	if srv.Count() != 2 || !strings.Contains(lastUserText(srv.Requests()[1]), "Bash call (toolu_echo)") {
 		t.Fatalf("%d requests; the model was not told: %q", srv.Count(), lastUserText(srv.Requests()[srv.Count()-1]))
 	}
+}
+
+// seedCrashSession stores the session TestCrashChild resumes: its prompt
+// and metadata. It returns the session's key.
+func seedCrashSession(t *testing.T, ws, prompt string) string {
+	t.Helper()
+	s := openStore(t, ws)
+	key := store.SessionKey(ws, crashSession)
+	appendChain(t, s, key, userEntry(prompt))
+	if err := s.PutMeta(context.Background(), store.Meta{Key: key}); err != nil {
+		t.Fatal(err)
+	}
+	return key
 }
 
 // crashChild runs TestCrashChild in a new process with failpoint armed.
@@ -120,23 +125,14 @@ func TestKillAfterHandoffEntry(t *testing.T) {
 	ws := t.TempDir()
 	srv := modeltest.NewAnthropic(handoffModel)
 	defer srv.Close()
-	rt, err := agent.New(agent.Options{Workspace: ws, Store: openStore(t, ws),
-		Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := store.SessionKey(ws, crashSession)
-	appendChain(t, rt.Store(), key, userEntry("count things"))
-	if err := rt.Store().PutMeta(context.Background(), store.Meta{Key: key}); err != nil {
-		t.Fatal(err)
-	}
+	key := seedCrashSession(t, ws, "count things")
 	if err := crashChild(t, ws, srv.URL, "after-handoff"); !killed(err) {
 		t.Fatalf("child was not killed: %v", err)
 	}
 	if err := crashChild(t, ws, srv.URL, ""); err != nil {
 		t.Fatalf("the wake failed: %v", err)
 	}
-	rt, err = agent.New(agent.Options{Workspace: ws, Store: openStore(t, ws), Provider: anthropic.New(anthropic.Config{})})
+	rt, err := agent.New(agent.Options{Workspace: ws, Store: openStore(t, ws), Provider: anthropic.New(anthropic.Config{})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,15 +176,7 @@ func TestWorldCallRerunsAfterACrash(t *testing.T) { // issue 22 item 5, R5.2, R5
 		modeltest.Turn{Text: "done"},
 	))
 	defer srv.Close()
-	seed, err := agent.New(agent.Options{Workspace: ws, Store: openStore(t, ws), Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := store.SessionKey(ws, crashSession)
-	appendChain(t, seed.Store(), key, userEntry("read the page, log x"))
-	if err := seed.Store().PutMeta(context.Background(), store.Meta{Key: key}); err != nil {
-		t.Fatal(err)
-	}
+	seedCrashSession(t, ws, "read the page, log x")
 	if err := crashChild(t, ws, srv.URL, "after-result"); !killed(err) {
 		t.Fatalf("the child was not killed: %v", err)
 	}
