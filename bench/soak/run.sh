@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Random-kill soak (issue 22): N starter flows on the embedded demo model,
 # each started in a fresh workspace and state dir, SIGKILLed at a random
-# instant of its first 0.8 s (the length of a whole flow on a 2-core
-# machine) with probability 3/4 per start, at most KILLS times, then woken
+# instant of its first WINDOW ms (800: the length of a whole flow on a
+# loaded 2-core machine) with probability 3/4 per start, at most KILLS
+# times, then woken
 # bare until a wake ends by itself (a start killed before it printed
 # anything acknowledged nothing, so the next one gives the task again, as
 # the person would). A flow passes when:
@@ -20,6 +21,7 @@ set -u
 FLOWER=${FLOWER:-flower}
 N=${1:-40}
 KILLS=${KILLS:-3}
+WINDOW=${WINDOW:-800} # ms: the kill lands in the start's first WINDOW ms
 flows=0 kills=0 wakes=0 bad=0 silent=0
 fields='["step","session_id","ok","cost_usd","num_turns","text","error","started_at","ended_at","attempts","errors","resumed","retired","context","duration_s","run"]'
 violation() { bad=$((bad + 1)); echo "VIOLATION flow $1: $2 ($3)"; }
@@ -34,7 +36,8 @@ for i in $(seq 1 "$N"); do
 		(cd "$ws" && XDG_STATE_HOME=$state exec "$FLOWER" "${args[@]}") >"$root/out.$n" 2>&1 &
 		pid=$!
 		if [ "$killed" -lt "$KILLS" ] && ((RANDOM % 4 != 0)); then
-			sleep "0.$(printf %03d $((RANDOM % 800)))"
+			ms=$((RANDOM % WINDOW))
+			sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
 			kill -9 "$pid" 2>/dev/null
 		fi
 		wait "$pid" 2>/dev/null
