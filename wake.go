@@ -30,7 +30,7 @@ func (h *Host) Prepare(ctx context.Context, o wake.Options) (wake.Plan, error) {
 	if err := ensureWorkbench(h.ws); err != nil {
 		return wake.Plan{}, err
 	}
-	atomicfile.Sweep(filepath.Join(h.ws, starter.WorkbenchDir)) // under the workspace's lock
+	atomicfile.SweepTree(filepath.Join(h.ws, starter.WorkbenchDir)) // under the workspace's lock; notes/ included
 	restored, err := starter.SyncNotes(ctx, h.store, h.ws)
 	if err != nil {
 		return wake.Plan{}, err

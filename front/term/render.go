@@ -124,7 +124,7 @@ func (r *Renderer) format(e event.Event) (string, string) {
 	case event.Ask:
 		return askLine(e), yellow
 	case event.Step:
-		return e.String(), cyan
+		return stepLine(e), cyan
 	case event.Interrupt:
 		return interruptLine(e), yellow
 	case event.Retry, event.Handoff:
@@ -188,4 +188,14 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// stepLine is a step event's title line: the header the engine rendered
+// (its text is the bare step name, seed 004), else the text, as events of
+// older builds and the banner carry it.
+func stepLine(e event.Event) string {
+	if h, ok := e.Payload["header"].(string); ok && h != "" {
+		return h
+	}
+	return e.String()
 }

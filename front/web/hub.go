@@ -25,11 +25,13 @@ type Hub struct {
 
 	now func() time.Time
 
-	mu      sync.Mutex // guards wake, cost, started and history
+	mu      sync.Mutex // guards wake, cost, started, history, total and woke
 	wake    *Wake      // the wake running; nil between wakes
 	history History    // the running wake's stored events; nil between wakes
 	cost    float64    // of the wake running, from its usage events
 	started time.Time  // when the wake running was attached
+	total   int        // steps of the last step event: the banner and the end have no index of their own
+	woke    int        // the number of the wake attached last
 }
 
 // Wake is what the hub steers of one wake.
@@ -83,6 +85,11 @@ func (h *Hub) Sink(e event.Event) {
 		h.cost += c
 		h.mu.Unlock()
 	}
+	if n, ok := e.Payload["total"].(int); ok && e.Kind == event.Step {
+		h.mu.Lock()
+		h.total = n
+		h.mu.Unlock()
+	}
 	h.stream.Publish(e)
 }
 
@@ -91,10 +98,14 @@ func (h *Hub) Sink(e event.Event) {
 func (h *Hub) Attach(w Wake) (detach func()) {
 	history := h.stream.Attach(w.Store)
 	h.mu.Lock()
-	h.wake, h.cost, h.history, h.started = &w, 0, history, h.now()
+	h.wake, h.cost, h.history, h.started, h.woke = &w, 0, history, h.now(), w.Number
+	total := h.total
 	h.mu.Unlock()
+	// Seed 004's step payload on every step event, index 0: before the
+	// first step. total is the last wake's until this one's first step.
 	h.stream.Publish(event.Event{Kind: event.Step, Text: w.Banner,
-		Payload: map[string]any{"banner": true, "wake": w.Number, "workspace": w.Workspace}})
+		Payload: map[string]any{"banner": true, "wake": w.Number, "workspace": w.Workspace,
+			"index": 0, "total": total, "resumed": false, "woke": w.Number}})
 	return func() {
 		h.mu.Lock()
 		h.wake, h.history = nil, nil
@@ -108,7 +119,7 @@ func (h *Hub) Attach(w Wake) (detach func()) {
 // and offers the next wake.
 func (h *Hub) Ended(ok bool, why string) {
 	h.mu.Lock()
-	cost, took := h.cost, h.now().Sub(h.started)
+	cost, took, total, woke := h.cost, h.now().Sub(h.started), h.total, h.woke
 	h.mu.Unlock()
 	text := "✓ the run passed"
 	if !ok {
@@ -116,7 +127,8 @@ func (h *Hub) Ended(ok bool, why string) {
 	}
 	text += " · " + model.USD(cost) + " · " + took.Round(time.Second).String()
 	h.stream.Publish(event.Event{Kind: event.Step, Text: text,
-		Payload: map[string]any{"ended": true, "ok": ok, "cost": cost, "duration_s": took.Seconds()}})
+		Payload: map[string]any{"ended": true, "ok": ok, "cost": cost, "duration_s": took.Seconds(),
+			"index": total, "total": total, "resumed": false, "woke": woke}}) // index: past the last step
 }
 
 func (h *Hub) wakeNext(text string) error {
