@@ -66,7 +66,8 @@ func runShow(ctx context.Context, g *globals, id string, raw bool, out io.Writer
 		}
 		return nil
 	}
-	term.Transcript(out, view.Build(entries))
+	msgs, left := view.BuildLeft(entries, view.Default)
+	term.Transcript(out, msgs, left...)
 	return nil
 }
 
