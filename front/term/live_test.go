@@ -38,15 +38,15 @@ func TestStreamAndSpinner(t *testing.T) {
 	}
 	b.Reset()
 	r.Render(stepped(event.Event{Kind: event.Delta, Text: "Hel"}))
-	if got := b.String(); got != "\r\x1b[KHel" {
-		t.Fatalf("first delta: %q (the spinner must leave the line first)", got)
+	if got := b.String(); got != "\r\x1b[K\x1b[1A\r\x1b[KHel" {
+		t.Fatalf("first delta: %q (the spinner must leave its line, and the cursor the line below it, first)", got)
 	}
 	r.Tick() // no spinner over an open line
 	r.Render(stepped(event.Event{Kind: event.Delta, Text: "lo"}))
 	r.Render(stepped(event.Event{Kind: event.Text, Text: "Hello"}))
 	r.Render(stepped(event.Event{Kind: event.Usage, Payload: map[string]any{"output": 1500, "context": 12000, "cost": 0.0031}}))
 	r.Render(stepped(event.Event{Kind: event.ToolCall, Tool: "Bash", Text: "make test"}))
-	if got := b.String(); !strings.HasPrefix(got, "\r\x1b[KHello\n") || strings.Count(got, "Hello") != 1 {
+	if got := b.String(); !strings.HasPrefix(got, "\r\x1b[K\x1b[1A\r\x1b[KHello\n") || strings.Count(got, "Hello") != 1 {
 		t.Fatalf("streamed text, then its whole event: %q", got)
 	}
 	b.Reset()
