@@ -17,7 +17,8 @@ func StorageFix(err error, dir string) string {
 	}
 	const elsewhere = "keep flower's state elsewhere with --run-dir DIR or XDG_STATE_HOME=DIR"
 	switch {
-	case errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "disk is full"):
+	case errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "disk is full") ||
+		strings.Contains(err.Error(), syscall.ENOSPC.Error()):
 		free := ""
 		if n, ok := freeBytes(dir); ok {
 			free = fmt.Sprintf(" (%s free)", bytesText(n))
