@@ -118,3 +118,53 @@ func TestFullDiskDuringARun(t *testing.T) {
 		t.Errorf("the session lost its start:\n%s", show.stdout)
 	}
 }
+
+// TestFullDiskDuringAWake: the same through flower "task": the work
+// step's commit meets the full disk, the wake stops with the one line, and
+// the next wake continues the work step, the earlier steps kept.
+func TestFullDiskDuringAWake(t *testing.T) {
+	t.Parallel()
+	runDir := smallDisk(t, "8m")
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, env := fakeModelWith(t, func(r *modeltest.Request) modeltest.Turn {
+		switch _, results := lastPrompt(r.Messages); {
+		case stepOf(r.System) != "work":
+			return play(r)
+		case len(results) == 0:
+			return bashTurn("cat fifo")
+		}
+		return modeltest.Turn{Text: "Done."}
+	})
+	p := startFlower(t, dir, env, false, "-r", runDir, "--timeout", "0", testTask)
+	p.waitOutput("[Bash] cat fifo")
+	filler := fill(t, runDir)
+	if err := os.WriteFile(fifo, []byte("the fifo spoke\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := p.wait()
+	if r.code == 0 {
+		t.Fatalf("flower went on with a full disk\n%s", r.stdout)
+	}
+	for _, want := range []string{runDir, "is full", "free)", "--run-dir", "XDG_STATE_HOME", "run flower again here"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(fifo); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, fifo, "the file spoke\n")
+	r = runFlower(t, dir, env, "-r", runDir, "--timeout", "0")
+	for _, want := range []string{"finishing run", "at work · brief confirmed", "3/4 work (connected)", "(Bash cat fifo", "Done.", "4/4 judge"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the next wake lacks %q:\n%s\n%s", want, r.stdout, r.stderr)
+		}
+	}
+}
