@@ -28,8 +28,7 @@ func newMCP(g *globals) *cobra.Command {
   task_start     {directory, task?}       flower "task" in directory (no task: continue)
   task_status    {directory}              running, waiting, passed, failed or stopped;
                                           run, step, questions waiting, cost, turns
-  task_events    {directory, after?, wait_s?, all?, kinds?, limit?}
-                                          the events after seq N, with a summary
+  task_events    {directory, after?, wait_s?, all?}  the events after seq N
                                           (deltas and usage records only with all)
   task_answer    {directory, id, text}    answer a waiting question (id: q1...)
   task_note      {directory, text}        a note to the agent's inbox
