@@ -54,25 +54,17 @@ func fill(t *testing.T, dir string) string {
 	return path
 }
 
-// TestFullDiskDuringARun: the run dir's disk fills up while a Bash call
-// runs; flower stops with one line naming the directory, its free space
-// and the fix (--run-dir, XDG_STATE_HOME), as at start; once there is
-// space again the session resumes with nothing lost (issue 23 item 3).
-func TestFullDiskDuringARun(t *testing.T) {
-	t.Parallel()
-	runDir := smallDisk(t, "8m")
-	dir := t.TempDir()
+// fullDuringCat runs flower with args in dir until its Bash call "cat
+// fifo" (the fake model's) blocks, fills runDir's disk, lets the call end
+// and waits for flower. Then it gives the space back and turns the fifo
+// into a file, for the cut call that the next start runs again (issue 22).
+func fullDuringCat(t *testing.T, dir, runDir string, env []string, args ...string) ran {
+	t.Helper()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, env := fakeModelWith(t, func(r *modeltest.Request) modeltest.Turn {
-		if _, results := lastPrompt(r.Messages); len(results) == 0 && len(r.Messages) == 1 {
-			return bashTurn("cat fifo")
-		}
-		return modeltest.Turn{Text: "All done."}
-	})
-	p := startFlower(t, dir, env, false, "once", "-r", runDir, "wait for the fifo")
+	p := startFlower(t, dir, env, false, args...)
 	p.waitOutput("[Bash] cat fifo")
 	filler := fill(t, runDir)
 	if err := os.WriteFile(fifo, []byte("the fifo spoke\n"), 0o600); err != nil {
@@ -82,6 +74,30 @@ func TestFullDiskDuringARun(t *testing.T) {
 	if r.code == 0 {
 		t.Fatalf("flower went on with a full disk\n%s", r.stdout)
 	}
+	for _, path := range []string{filler, fifo} {
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeTestFile(t, fifo, "the file spoke\n")
+	return r
+}
+
+// TestFullDiskDuringARun: the run dir's disk fills up while a Bash call
+// runs; flower stops with one line naming the directory, its free space
+// and the fix (--run-dir, XDG_STATE_HOME), as at start; once there is
+// space again the session resumes with nothing lost (issue 23 item 3).
+func TestFullDiskDuringARun(t *testing.T) {
+	t.Parallel()
+	runDir := smallDisk(t, "8m")
+	dir := t.TempDir()
+	_, env := fakeModelWith(t, func(r *modeltest.Request) modeltest.Turn {
+		if _, results := lastPrompt(r.Messages); len(results) == 0 && len(r.Messages) == 1 {
+			return bashTurn("cat fifo")
+		}
+		return modeltest.Turn{Text: "All done."}
+	})
+	r := fullDuringCat(t, dir, runDir, env, "once", "-r", runDir, "wait for the fifo")
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 	last := lines[len(lines)-1]
 	if len(lines) != 1 {
@@ -95,14 +111,6 @@ func TestFullDiskDuringARun(t *testing.T) {
 	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(last, "commit: commit:") {
 		t.Errorf("a stack trace or a repeated phrase:\n%s", r.stderr)
 	}
-	if err := os.Remove(filler); err != nil {
-		t.Fatal(err)
-	}
-	// The resume runs the cut call again (issue 22): give its cat a file.
-	if err := os.Remove(fifo); err != nil {
-		t.Fatal(err)
-	}
-	writeTestFile(t, fifo, "the file spoke\n")
 	m := sessionLine.FindStringSubmatch(r.stdout)
 	if m == nil {
 		t.Fatalf("no session line:\n%s", r.stdout)
@@ -126,10 +134,6 @@ func TestFullDiskDuringAWake(t *testing.T) {
 	t.Parallel()
 	runDir := smallDisk(t, "8m")
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	_, env := fakeModelWith(t, func(r *modeltest.Request) modeltest.Turn {
 		switch _, results := lastPrompt(r.Messages); {
 		case stepOf(r.System) != "work":
@@ -139,28 +143,12 @@ func TestFullDiskDuringAWake(t *testing.T) {
 		}
 		return modeltest.Turn{Text: "Done."}
 	})
-	p := startFlower(t, dir, env, false, "-r", runDir, "--timeout", "0", testTask)
-	p.waitOutput("[Bash] cat fifo")
-	filler := fill(t, runDir)
-	if err := os.WriteFile(fifo, []byte("the fifo spoke\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r := p.wait()
-	if r.code == 0 {
-		t.Fatalf("flower went on with a full disk\n%s", r.stdout)
-	}
+	r := fullDuringCat(t, dir, runDir, env, "-r", runDir, "--timeout", "0", testTask)
 	for _, want := range []string{runDir, "is full", "free)", "--run-dir", "XDG_STATE_HOME", "run flower again here"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
 	}
-	if err := os.Remove(filler); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(fifo); err != nil {
-		t.Fatal(err)
-	}
-	writeTestFile(t, fifo, "the file spoke\n")
 	r = runFlower(t, dir, env, "-r", runDir, "--timeout", "0")
 	for _, want := range []string{"finishing run", "at work · brief confirmed", "3/4 work (connected)", "(Bash cat fifo", "Done.", "4/4 judge"} {
 		if !strings.Contains(r.stdout, want) {
