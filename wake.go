@@ -70,7 +70,9 @@ func (h *Host) Drive(ctx context.Context, plan wake.Plan, o DriveOptions) workfl
 		return starter.New(starter.Options{Workspace: h.ws, Task: task, Said: said, Phrase: phrase, Model: h.backend.Model,
 			Rounds: o.Rounds, MaxTurns: o.MaxTurns, Budget: o.Budget, Keep: h.store, Recheck: o.Recheck})
 	}
-	return plan.Drive(ctx, h.rt, workflow.Options{RunDir: h.runDir, Sink: h.sink}, flow)
+	out := plan.Drive(ctx, h.rt, workflow.Options{RunDir: h.runDir, Sink: h.sink}, flow)
+	out.Err = withStorageFix(out.Err, h.runDir) // a disk that filled up during the run (issue 23)
+	return out
 }
 
 // Archive archives the workspace's thread (lineage, brief, goals) under
@@ -128,7 +130,9 @@ func (h *Host) Run(ctx context.Context, w *workflow.Workflow, o workflow.Options
 		wc.Judge = &j
 	}
 	o.RunDir, o.Sink, o.Leaser = h.runDir, h.sink, nil
-	return wc.Run(ctx, h.rt, o)
+	out := wc.Run(ctx, h.rt, o)
+	out.Err = withStorageFix(out.Err, h.runDir)
+	return out
 }
 
 // CheckRun refuses, before anything is locked or created, a run id that

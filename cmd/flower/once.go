@@ -47,8 +47,9 @@ prints only the final result, json one object (session_id, result,
 is_error, num_turns, total_cost_usd, duration_ms, usage), stream-json one
 event per line as GET /events serves them, then that object.
 
-Exit codes: 0 done, 1 failed, 2 usage, 130 interrupted (Ctrl-C stops at the
-next message boundary; a second Ctrl-C exits at once).`,
+Exit codes: 0 done, 1 failed, 2 usage, 75 offline longer than
+--offline-timeout, 130 interrupted (Ctrl-C stops at the next message
+boundary; a second Ctrl-C exits at once).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := script.Check(f.format); err != nil {
