@@ -54,9 +54,9 @@ next message boundary; a second Ctrl-C exits at once).`,
 			if err := script.Check(f.format); err != nil {
 				return usageErr("%v", err)
 			}
-			prompt, err := oncePrompt(args, f.file, cmd.InOrStdin())
+			prompt, err := script.Prompt(args, f.file, cmd.InOrStdin())
 			if err != nil {
-				return err
+				return fail(err)
 			}
 			if prompt, err = slashPrompt(g, prompt); err != nil {
 				return err

@@ -118,9 +118,9 @@ func flagOfRoot(name string) bool {
 func runPrint(ctx context.Context, g *globals, f *printFlags, args []string, stdin io.Reader, out, errw io.Writer) error {
 	if f.output == "flower-events" {
 		of := &onceFlags{resume: f.resume, format: script.StreamJSON, maxTurns: f.maxTurns, budget: f.budget}
-		prompt, err := oncePrompt(args, "", stdin)
+		prompt, err := script.Prompt(args, "", stdin)
 		if err != nil {
-			return err
+			return fail(err)
 		}
 		return runOnce(ctx, g, of, prompt, out)
 	}
@@ -145,8 +145,8 @@ func runPrint(ctx context.Context, g *globals, f *printFlags, args []string, std
 	}
 	var prompt string
 	if !stream {
-		if prompt, err = oncePrompt(args, "", stdin); err != nil {
-			return err
+		if prompt, err = script.Prompt(args, "", stdin); err != nil {
+			return fail(err)
 		}
 		if prompt == "" && f.resume == "" && !f.cont {
 			return usageErr(`-p needs a prompt, e.g. flower -p "create hello.txt"`)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/flower-run/flower"
+	"github.com/flower-run/flower/front/script"
 	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/model"
@@ -44,9 +45,9 @@ func wakeTerminal(ctx context.Context, g *globals, f *wakeFlags, phrase string, 
 	if err := confirmAtStart(g, f, stdin, out); err != nil {
 		return err
 	}
-	phrase, err := wakeTask(phrase, f.taskFile, stdin)
+	phrase, err := script.Task(phrase, f.taskFile, stdin)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	f.taskFile = "" // read: wakeWith takes the phrase
 	if phrase == "" && !f.fresh && f.runID == "" && !f.noRestore && !f.recheck && term.Interactive(stdin, out) {
@@ -72,8 +73,8 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
-	if phrase, err = wakeTask(phrase, f.taskFile, os.Stdin); err != nil {
-		return err
+	if phrase, err = script.Task(phrase, f.taskFile, os.Stdin); err != nil {
+		return fail(err)
 	}
 	cfg, err := flower.LoadConfig(ws) // first: it may declare the prices --budget needs
 	if err != nil {
