@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -66,24 +64,4 @@ func ptr[T any](p *T) (string, bool) {
 		return "", false
 	}
 	return fmt.Sprint(*p), true
-}
-
-// instructionsNote names the instruction files in force, for the banner;
-// "" when there are none.
-func instructionsNote(ws string) string {
-	ins := config.Instructions(ws)
-	if len(ins) == 0 {
-		return ""
-	}
-	names := make([]string, len(ins))
-	for i, in := range ins {
-		names[i] = tilde(in.Path)
-		if strings.HasPrefix(in.Path, config.UserDir()+string(filepath.Separator)) {
-			continue
-		}
-		if rel, err := filepath.Rel(ws, in.Path); err == nil && !strings.HasPrefix(rel, "..") {
-			names[i] = rel
-		}
-	}
-	return "\n   instructions: " + strings.Join(names, ", ")
 }

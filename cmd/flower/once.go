@@ -133,11 +133,3 @@ func onceExit(ctx context.Context, res agent.Result) error {
 		return &exitError{code: exitFailed, err: fmt.Errorf("%s (continue with flower once --resume %s)", res.Error, res.SessionID)}
 	}
 }
-
-// kilo renders a token count as 80.2K.
-func kilo(n int) string {
-	if n < 1000 {
-		return fmt.Sprint(n)
-	}
-	return fmt.Sprintf("%.1fK", float64(n)/1000)
-}

@@ -122,7 +122,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	}
 	st, cut, s := plan.State, plan.Cut, h.Store()
 	if plan.Action == wake.Pass {
-		fmt.Fprintln(out, banner(ws, st, s, nil))
+		fmt.Fprintln(out, flower.Banner(ctx, s, ws, st, nil))
 		if err := wake.CountWake(ctx, s, g.runDir, ws); err != nil {
 			return fail(err)
 		}
@@ -137,7 +137,7 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 		return fail(err)
 	}
 	rt := h.Runtime()
-	line := banner(ws, st, s, cut) + "  · " + h.Backend().Describe() + instructionsNote(ws)
+	line := flower.Banner(ctx, s, ws, st, cut) + "  · " + h.Backend().Describe() + flower.InstructionsNote(ws)
 	fmt.Fprintln(out, line)
 	if !st.Waking && strings.TrimSpace(st.Brief) != "" {
 		fmt.Fprintf(out, "note: ignored %s: it lacks its four sections (%s)\n", starter.BriefPath, strings.Join(starter.BriefSections, ", "))
@@ -223,34 +223,4 @@ func wakeExit(ctx context.Context, o workflow.Outcome, cost float64, out io.Writ
 	}
 	fmt.Fprintf(out, "\n✗ verdict failed after the last round · run %s · %s\n%s\n", o.Run, model.USD(cost), term.Clean(o.Verdict))
 	return &exitError{code: exitFailed, err: fmt.Errorf(`the judge did not pass the work: run flower again to keep working, or flower "what to change"`)}
-}
-
-// banner is the one line a wake starts with (R3.12).
-func banner(ws string, st starter.State, s store.Store, cut *store.Run) string {
-	if !st.Waking && len(st.Steps) == 0 && cut == nil {
-		return "-> starting in " + tilde(ws)
-	}
-	parts := []string{}
-	if cut != nil {
-		parts = append(parts, "finishing run "+cut.ID+" at "+cutStep(cut))
-	}
-	if st.Waking {
-		parts = append(parts, "brief confirmed")
-	}
-	if st.Checks > 0 {
-		parts = append(parts, fmt.Sprintf("%d goals", st.Checks))
-	}
-	if c := flower.LastContext(context.Background(), s, ws, st.Steps["work"]); c > 0 {
-		parts = append(parts, "work context "+kilo(c))
-	}
-	parts = append(parts, fmt.Sprintf("wake %d", st.Woke+1))
-	return "<- continuing in " + tilde(ws) + "  " + strings.Join(parts, " · ")
-}
-
-// cutStep names where a cut run stopped.
-func cutStep(r *store.Run) string {
-	if r.Row != "" {
-		return r.Row
-	}
-	return "step " + fmt.Sprint(len(r.Done)+1)
 }
