@@ -8,13 +8,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
 	"github.com/flower-run/flower/worker"
@@ -60,18 +58,12 @@ func runSubmit(ctx context.Context, g *globals, task string, askTimeout *float64
 	if u == "" {
 		return usageErr("submit needs the workers' database: pass --store postgres://... or set %s", storeEnv)
 	}
-	if strings.TrimSpace(task) == "" {
-		return usageErr(`submit needs a task, e.g. flower submit "fix the flaky test"`)
-	}
 	ws, err := filepath.Abs(g.workspace)
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
-	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
-		return usageErr("--workspace %s: not a directory: workers need it at this path on a shared filesystem", ws)
-	}
-	if err := flower.CheckWorkspace(ws); err != nil {
-		return usageErr("--%v", err)
+	if err := worker.CheckSubmit(ws, task); err != nil { // before the database is touched
+		return usageErr("%v", err)
 	}
 	db, err := postgres.Open(ctx, u)
 	if err != nil {
