@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -94,7 +93,7 @@ func readStore(g *globals) (ws string, s store.Store, err error) {
 // v1Hint tells that the run dir's run state is still in an older flower's
 // files: the next wake imports it.
 func v1Hint(runDir string) string {
-	if _, err := os.Stat(filepath.Join(runDir, "state.json")); err == nil {
+	if flower.OlderState(runDir) {
 		return " (its run state was written by an older flower: the next flower imports it)"
 	}
 	return ""
