@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/front/web"
 )
@@ -23,10 +24,10 @@ func steered(g *globals, fe frontEnd, storeEvents bool) frontEnd {
 		return fe
 	}
 	st := web.NewSteering(ws, storeEvents, os.Stderr)
-	inner, attach := fe.sink, fe.attach
-	fe.sink = func(e event.Event) { inner(e); st.Publish(e) }
-	fe.attach = func(ctx context.Context, run wakeRun) (func(), error) {
-		stop := st.Attach(ctx, run.ch, run.rt.Interrupt, run.store)
+	inner, attach := fe.Sink, fe.Attach
+	fe.Sink = func(e event.Event) { inner(e); st.Publish(e) }
+	fe.Attach = func(ctx context.Context, run flower.WakeRun) (func(), error) {
+		stop := st.Attach(ctx, run.Channel, run.Runtime.Interrupt, run.Store)
 		detach, err := attach(ctx, run)
 		if err != nil {
 			stop()
