@@ -54,7 +54,7 @@ func (w *Worker) drive(ctx context.Context, r store.Run) error {
 	if plan.Action == wake.Pass {
 		return nil
 	}
-	stream := storedStream(ctx, h.Store(), h.Workspace(), log)
+	stream := web.StoredStream(ctx, h.Store(), h.Workspace(), log) // GET /runs/ID/events reads it
 	sink := func(e event.Event) {
 		if e.Kind != event.Delta { // the whole text follows
 			fmt.Fprintf(log, "%s %s %s\n", time.Now().Format("15:04:05"), e.Kind, e.String())
@@ -169,25 +169,6 @@ func (w *Worker) follow(ctx context.Context, h *flower.Host, log io.Writer) (sto
 // notification lost otherwise; at human.DefaultPoll, 64 runs read their
 // journals ~30 times a second for nothing (issue 19).
 const followPoll = 30 * time.Second
-
-// storedStream starts the workspace's stored event stream (web.Stream,
-// which GET /runs/ID/events of any flower serve --runs reads) after the
-// events stored there: read once the workspace is leased, so no other
-// driver numbers on at the same time. Nil when the store keeps no events
-// or cannot say where the stream stands.
-func storedStream(ctx context.Context, s store.Store, ws string, log io.Writer) *web.Stream {
-	events, ok := s.(store.Events)
-	if !ok {
-		return nil
-	}
-	st, err := web.NewStream(ctx, events, ws, func(err error) { fmt.Fprintf(log, "flower: %v\n", err) })
-	if err != nil {
-		fmt.Fprintf(log, "flower: events are not stored this time: %v\n", err)
-		return nil
-	}
-	st.Attach(s)
-	return st
-}
 
 // lockedWriter serializes the writes of a run's goroutines to its log.
 type lockedWriter struct {

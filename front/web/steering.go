@@ -51,7 +51,7 @@ func (s *Steering) Publish(e event.Event) {
 func (s *Steering) Attach(ctx context.Context, ch *human.Channel, interrupt func(string), st store.Store) (detach func()) {
 	var stream *Stream
 	if s.storeEvents {
-		stream = s.storedStream(ctx, st)
+		stream = StoredStream(ctx, st, s.ws, s.log)
 		s.mu.Lock()
 		s.stream = stream
 		s.mu.Unlock()
@@ -69,22 +69,6 @@ func (s *Steering) Attach(ctx context.Context, ch *human.Channel, interrupt func
 			s.logErr(err)
 		}
 	}
-}
-
-// storedStream starts the workspace's stored event stream in st; nil when
-// st keeps no events or cannot say where the stream stands.
-func (s *Steering) storedStream(ctx context.Context, st store.Store) *Stream {
-	log, ok := st.(store.Events)
-	if !ok {
-		return nil
-	}
-	stream, err := NewStream(ctx, log, s.ws, s.logErr)
-	if err != nil {
-		fmt.Fprintln(s.log, "flower: events are not stored this time:", err)
-		return nil
-	}
-	stream.Attach(st)
-	return stream
 }
 
 func (s *Steering) logErr(err error) { fmt.Fprintln(s.log, "flower:", err) }
