@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/store"
@@ -72,3 +73,21 @@ func (s *Steering) Attach(ctx context.Context, ch *human.Channel, interrupt func
 }
 
 func (s *Steering) logErr(err error) { fmt.Fprintln(s.log, "flower:", err) }
+
+// Wrap makes fe, the front end of a wake of the Steering's workspace,
+// also steerable through the Steering: every event is published to it,
+// and the run is attached to it for as long as fe is.
+func (s *Steering) Wrap(fe flower.Front) flower.Front {
+	inner, attach := fe.Sink, fe.Attach
+	fe.Sink = func(e event.Event) { inner(e); s.Publish(e) }
+	fe.Attach = func(ctx context.Context, run flower.WakeRun) (func(), error) {
+		stop := s.Attach(ctx, run.Channel, run.Runtime.Interrupt, run.Store)
+		detach, err := attach(ctx, run)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		return func() { detach(); stop() }, nil
+	}
+	return fe
+}
