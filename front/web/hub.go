@@ -3,6 +3,8 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -199,4 +201,34 @@ func (x hubHistory) After(ctx context.Context, after, limit int) ([]event.Number
 		return nil, nil
 	}
 	return hist.After(ctx, after, limit)
+}
+
+// ServeHub is flower serve's hub of workspace ws for the whole process:
+// the stream kept across wakes in the store open returns (OpenStream),
+// the hub serving on l with opts. stop ends serving, stores what the last
+// wake left unstored (Finish) and closes the stream; the errors of
+// serving and storing then go to log.
+func ServeHub(ctx context.Context, l net.Listener, open Opener, ws string, opts Options, log io.Writer) (_ *Hub, stop func(), err error) {
+	logErr := func(err error) { fmt.Fprintln(log, "flower:", err) }
+	stream, err := OpenStream(ctx, open, ws, logErr)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := NewHub(l, stream, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- h.Server().Serve(sctx, l) }()
+	return h, func() {
+		cancel()
+		if err := <-served; err != nil {
+			logErr(err)
+		}
+		if err := stream.Finish(context.Background(), open); err != nil {
+			logErr(err)
+		}
+		stream.Broker().Close()
+	}, nil
 }

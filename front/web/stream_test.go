@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"context"
+	"net"
+	"net/http"
 	"path/filepath"
 	"testing"
 
@@ -56,5 +58,41 @@ func TestOpenStreamNumbersOnAfterFinish(t *testing.T) {
 	}
 	if n := second.Broker().Last(); n < got[1].Seq {
 		t.Errorf("the second stream's broker is at %d, behind the stored #%d", n, got[1].Seq)
+	}
+}
+
+// TestServeHub: flower serve's hub for the whole process serves the page
+// on a real loopback listener; stop stores the verdict line the last
+// wake left unstored, so the next process's hub numbers on after it
+// (moved from cmd/flower's serveWakes, issue 19).
+func TestServeHub(t *testing.T) {
+	ctx := context.Background()
+	ws, path := t.TempDir(), filepath.Join(t.TempDir(), "sessions.db")
+	open := func(context.Context) (store.Store, error) { return sqlite.Open(path) }
+	for i, text := range []string{"first process", "second process"} {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, stop, err := web.ServeHub(ctx, l, open, ws, web.Options{Token: "0123456789abcdef0123"}, testLog{t})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.Get(h.URL())
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET the page: %v %v", resp, err)
+		}
+		resp.Body.Close()
+		h.Sink(event.Event{Kind: event.Text, Text: text}) // no wake attached: kept for stop
+		stop()
+		s, err := sqlite.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := eventlog.Reader{Log: s, Stream: store.SideLog(ws, store.EventLog)}.After(ctx, 0, 0)
+		s.Close()
+		if err != nil || len(got) != i+1 || got[i].Event.Text != text || (i > 0 && got[1].Seq <= got[0].Seq) {
+			t.Fatalf("after process %d: stored %+v (%v)", i+1, got, err)
+		}
 	}
 }
