@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flower-run/flower"
+	"github.com/flower-run/flower/front/web"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/workflow/starter"
 )
@@ -60,6 +61,24 @@ func Submit(ctx context.Context, s store.Store, ws, task string, opts ...SubmitO
 		return store.Run{}, fmt.Errorf("submit: %w", err)
 	}
 	return r, nil
+}
+
+// Submitter is Submit on db in the shape of web.Runs' Submit (POST
+// /runs, flower submit): askTimeout nil leaves the run's questions to the
+// worker's AskTimeout, and an invalid submission is the request's fault
+// (web.Invalid, wrapping ErrInvalid).
+func Submitter(db store.Store) func(ctx context.Context, ws, task string, askTimeout *float64) (store.Run, error) {
+	return func(ctx context.Context, ws, task string, askTimeout *float64) (store.Run, error) {
+		var opts []SubmitOption
+		if askTimeout != nil {
+			opts = append(opts, AskTimeout(time.Duration(*askTimeout*float64(time.Second))))
+		}
+		r, err := Submit(ctx, db, ws, task, opts...)
+		if errors.Is(err, ErrInvalid) {
+			return r, web.Invalid(err)
+		}
+		return r, err
+	}
 }
 
 // CheckSubmit refuses what Submit would refuse of ws and task, with an

@@ -414,3 +414,27 @@ func TestWorkerStoresEvents(t *testing.T) {
 		t.Errorf("resume at %d (lost %d, %v) after #%d: the stream did not end cleanly", start, lost, err, last)
 	}
 }
+
+// TestSubmitter: flower submit and POST /runs queue through one
+// Submitter: the ask timeout given is the run's, none leaves it to the
+// worker, and an invalid submission wraps ErrInvalid (issue 19: it was
+// a closure in cmd/flower).
+func TestSubmitter(t *testing.T) {
+	db := open(t, pgtest.URL(t))
+	ctx := context.Background()
+	submit := worker.Submitter(db)
+	secs := 90.0
+	r, err := submit(ctx, t.TempDir(), "write hello.txt", &secs)
+	if err != nil || r.AskTimeout == nil || *r.AskTimeout != 90 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if got, ok, err := db.Run(ctx, r.ID); err != nil || !ok || got.AskTimeout == nil || *got.AskTimeout != 90 {
+		t.Errorf("stored %+v %v %v", got, ok, err)
+	}
+	if r, err := submit(ctx, t.TempDir(), "x", nil); err != nil || r.AskTimeout != nil {
+		t.Errorf("no timeout: %+v %v", r, err)
+	}
+	if _, err := submit(ctx, "/", "x", nil); !errors.Is(err, worker.ErrInvalid) {
+		t.Errorf("/: %v", err)
+	}
+}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
 	"github.com/flower-run/flower/worker"
 )
@@ -70,29 +69,15 @@ func runSubmit(ctx context.Context, g *globals, task string, askTimeout *float64
 		return &exitError{code: exitFailed, err: err}
 	}
 	defer db.Close()
-	r, err := submitRun(ctx, db, ws, task, askTimeout)
-	if err != nil {
-		return err
+	r, err := worker.Submitter(db)(ctx, ws, task, askTimeout)
+	switch {
+	case errors.Is(err, worker.ErrInvalid):
+		return usageErr("%v", err)
+	case err != nil:
+		return &exitError{code: exitFailed, err: err}
 	}
 	fmt.Fprintln(out, r.ID)
 	return nil
-}
-
-// submitRun queues a run of task in ws (worker.Submit); askTimeout nil:
-// its questions wait as long as the worker says.
-func submitRun(ctx context.Context, db store.Store, ws, task string, askTimeout *float64) (store.Run, error) {
-	var opts []worker.SubmitOption
-	if askTimeout != nil {
-		opts = append(opts, worker.AskTimeout(time.Duration(*askTimeout*float64(time.Second))))
-	}
-	r, err := worker.Submit(ctx, db, ws, task, opts...)
-	switch {
-	case errors.Is(err, worker.ErrInvalid):
-		return store.Run{}, usageErr("%v", err)
-	case err != nil:
-		return store.Run{}, &exitError{code: exitFailed, err: err}
-	}
-	return r, nil
 }
 
 type workerFlags struct {
