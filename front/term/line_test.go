@@ -36,3 +36,14 @@ func TestReadLineLeavesTheRest(t *testing.T) {
 		t.Error("end of input before a newline: no error, want one (the person quit)")
 	}
 }
+
+// TestClip: a long line is cut to n runes, the last an ellipsis; a short
+// one is kept (flower sessions' TASK column, the question lines).
+func TestClip(t *testing.T) {
+	if got := term.Clip("héllo wörld", 6); got != "héllo…" {
+		t.Errorf("%q", got)
+	}
+	if got := term.Clip("short", 6); got != "short" {
+		t.Errorf("%q", got)
+	}
+}

@@ -171,7 +171,7 @@ func askLine(e event.Event) string {
 	state, _ := e.Payload["state"].(string)
 	q, _ := e.Payload["question"].(string)
 	if state != "asked" {
-		return fmt.Sprintf("  ? %s — %s", clip(q, 60), state)
+		return fmt.Sprintf("  ? %s — %s", Clip(q, 60), state)
 	}
 	s := "? " + q
 	if opts, ok := e.Payload["options"].([]string); ok {
@@ -182,7 +182,8 @@ func askLine(e event.Event) string {
 	return s + "\n  (type your answer and press Enter)"
 }
 
-func clip(s string, n int) string {
+// Clip cuts s to n runes, the last an ellipsis when it was longer.
+func Clip(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
