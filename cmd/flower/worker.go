@@ -86,12 +86,6 @@ type workerFlags struct {
 	askTimeout  time.Duration // how long a driven run's question waits (0: unattended)
 }
 
-// defaultAskTimeout is how long a question of a worker's run waits for an
-// answer through flower serve --runs: long enough for someone watching a
-// dashboard to answer, short enough that a run nobody watches holds its
-// worker's slot for minutes, not the half hour a terminal waits.
-const defaultAskTimeout = 10 * time.Minute
-
 func newWorker(g *globals) *cobra.Command {
 	f := &workerFlags{}
 	cmd := &cobra.Command{
@@ -116,7 +110,7 @@ released, so another worker finishes it. Each run's events go to
 	}
 	cmd.Flags().IntVar(&f.concurrency, "concurrency", 1, "runs driven at once")
 	cmd.Flags().DurationVar(&f.poll, "poll", time.Second, "how often to look for runnable runs")
-	cmd.Flags().DurationVar(&f.askTimeout, "ask-timeout", defaultAskTimeout, "how long a question of a run waits for an answer through flower serve --runs (0: unattended)")
+	cmd.Flags().DurationVar(&f.askTimeout, "ask-timeout", worker.DefaultAskTimeout, "how long a question of a run waits for an answer through flower serve --runs (0: unattended)")
 	return cmd
 }
 
