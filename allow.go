@@ -38,14 +38,11 @@ func Allow(ws string, in io.Reader, out io.Writer) error {
 }
 
 // AskApproval is the Confirmer of a terminal: it shows the diff on out
-// and reads y or n from in (term.ReadLine: nothing typed after the answer
-// is taken from the run); no line (the input ended) is no.
+// and reads y or n from in (term.Confirm: nothing typed after the answer
+// is taken from the run; no line is no).
 func AskApproval(in io.Reader, out io.Writer) Confirmer {
 	return func(diff string) (bool, error) {
 		fmt.Fprintf(out, "flower: the workspace config changed since it was last approved (the agent can write these files):\n%s", diff)
-		fmt.Fprint(out, "Apply these changes? [y/N] ")
-		line, _ := term.ReadLine(in)
-		a := strings.ToLower(strings.TrimSpace(line))
-		return a == "y" || a == "yes", nil
+		return term.Confirm(in, out, "Apply these changes? [y/N] "), nil
 	}
 }

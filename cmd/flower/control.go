@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flower-run/flower"
+	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/workflow"
 )
@@ -149,10 +149,7 @@ func reset(ctx context.Context, g *globals, yes bool, in io.Reader, out io.Write
 		return err
 	}
 	confirm := func() bool {
-		fmt.Fprintf(out, "This abandons the runs in flight in %s (sessions, lineage and manifest stay) and moves an incompatible sessions.db aside. Continue? [y/N] ", g.runDir)
-		line, _ := bufio.NewReader(in).ReadString('\n')
-		a := strings.ToLower(strings.TrimSpace(line))
-		return a == "y" || a == "yes"
+		return term.Confirm(in, out, fmt.Sprintf("This abandons the runs in flight in %s (sessions, lineage and manifest stay) and moves an incompatible sessions.db aside. Continue? [y/N] ", g.runDir))
 	}
 	if yes {
 		confirm = nil

@@ -47,3 +47,18 @@ func TestClip(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// TestConfirm: y or yes (any case) is yes; anything else, or no line, is
+// no; the question is asked once and nothing after the line is read.
+func TestConfirm(t *testing.T) {
+	for in, want := range map[string]bool{"y\n": true, " YES \nrest": true, "n\n": false, "yess\n": false, "": false, "y": false} {
+		var out strings.Builder
+		r := strings.NewReader(in)
+		if got := term.Confirm(r, &out, "go? [y/N] "); got != want || out.String() != "go? [y/N] " {
+			t.Errorf("%q: %v %q, want %v", in, got, out.String(), want)
+		}
+		if in == " YES \nrest" && r.Len() != 4 {
+			t.Errorf("read past the line: %d left", r.Len())
+		}
+	}
+}
