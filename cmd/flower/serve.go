@@ -113,12 +113,7 @@ func serveWakes(ctx context.Context, g *globals, f *wakeFlags, phrase string, ou
 	defer stop()
 	var shown sync.Once // the address is printed once, after the first banner
 	showURL := func() { shown.Do(func() { fmt.Fprintf(out, "flower: open %s\n", h.URL()) }) }
-	fe := frontEnd{Front: flower.Front{Sink: h.Sink, Attach: func(ctx context.Context, run flower.WakeRun) (func(), error) {
-		detach := h.Attach(web.Wake{Channel: run.Channel, Interrupt: run.Runtime.Interrupt, Oracle: run.Oracle.Ask,
-			Banner: run.Banner, Number: run.Number, Workspace: run.Workspace, Store: run.Store})
-		showURL()
-		return detach, nil
-	}}}
+	fe := frontEnd{Front: h.Front(showURL)}
 	// Ctrl-C, SIGTERM and SIGHUP are received for the whole of flower
 	// serve, so that none arriving between wakes kills it unhandled; while
 	// a wake runs, its own handler acts on them and these are dropped.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/model"
@@ -231,4 +232,18 @@ func ServeHub(ctx context.Context, l net.Listener, open Opener, ws string, opts 
 		}
 		stream.Broker().Close()
 	}, nil
+}
+
+// Front is the hub as the front end of a wake (flower.Host.Wake): every
+// event on its stream, the wake steered from the page while it runs.
+// attached, when set, runs each time the page starts showing a wake.
+func (h *Hub) Front(attached func()) flower.Front {
+	return flower.Front{Sink: h.Sink, Attach: func(_ context.Context, run flower.WakeRun) (func(), error) {
+		detach := h.Attach(Wake{Channel: run.Channel, Interrupt: run.Runtime.Interrupt, Oracle: run.Oracle.Ask,
+			Banner: run.Banner, Number: run.Number, Workspace: run.Workspace, Store: run.Store})
+		if attached != nil {
+			attached()
+		}
+		return detach, nil
+	}}
 }
