@@ -55,9 +55,9 @@ boundary; a second Ctrl-C exits at once).`,
 			if err := script.Check(f.format); err != nil {
 				return usageErr("%v", err)
 			}
-			prompt, err := oncePrompt(args, f.file, cmd.InOrStdin())
+			prompt, err := script.Prompt(args, f.file, cmd.InOrStdin())
 			if err != nil {
-				return err
+				return fail(err)
 			}
 			if prompt, err = slashPrompt(g, prompt); err != nil {
 				return err
@@ -133,12 +133,4 @@ func onceExit(ctx context.Context, res agent.Result) error {
 	default:
 		return &exitError{code: exitFailed, err: fmt.Errorf("%s (continue with flower once --resume %s)", res.Error, res.SessionID)}
 	}
-}
-
-// kilo renders a token count as 80.2K.
-func kilo(n int) string {
-	if n < 1000 {
-		return fmt.Sprint(n)
-	}
-	return fmt.Sprintf("%.1fK", float64(n)/1000)
 }

@@ -235,3 +235,12 @@ func stepLine(e event.Event) string {
 	}
 	return e.String()
 }
+
+// Clip cuts s to n runes, the last an ellipsis when it was longer.
+func Clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -3,10 +3,13 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"sync"
 	"time"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/model"
@@ -211,4 +214,48 @@ func (x hubHistory) After(ctx context.Context, after, limit int) ([]event.Number
 		return nil, nil
 	}
 	return hist.After(ctx, after, limit)
+}
+
+// ServeHub is flower serve's hub of workspace ws for the whole process:
+// the stream kept across wakes in the store open returns (OpenStream),
+// the hub serving on l with opts. stop ends serving, stores what the last
+// wake left unstored (Finish) and closes the stream; the errors of
+// serving and storing then go to log.
+func ServeHub(ctx context.Context, l net.Listener, open Opener, ws string, opts Options, log io.Writer) (_ *Hub, stop func(), err error) {
+	logErr := func(err error) { fmt.Fprintln(log, "flower:", err) }
+	stream, err := OpenStream(ctx, open, ws, logErr)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := NewHub(l, stream, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- h.Server().Serve(sctx, l) }()
+	return h, func() {
+		cancel()
+		if err := <-served; err != nil {
+			logErr(err)
+		}
+		if err := stream.Finish(context.Background(), open); err != nil {
+			logErr(err)
+		}
+		stream.Broker().Close()
+	}, nil
+}
+
+// Front is the hub as the front end of a wake (flower.Host.Wake): every
+// event on its stream, the wake steered from the page while it runs.
+// attached, when set, runs each time the page starts showing a wake.
+func (h *Hub) Front(attached func()) flower.Front {
+	return flower.Front{Sink: h.Sink, Attach: func(_ context.Context, run flower.WakeRun) (func(), error) {
+		detach := h.Attach(Wake{Channel: run.Channel, Interrupt: run.Runtime.Interrupt, Oracle: run.Oracle.Ask,
+			Banner: run.Banner, Number: run.Number, Workspace: run.Workspace, Store: run.Store})
+		if attached != nil {
+			attached()
+		}
+		return detach, nil
+	}}
 }
