@@ -102,7 +102,7 @@ func ConfigChanges(ws string) (names []string, diff string, err error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, "", record(path, ws, now)
 	case err != nil:
-		return nil, "", fmt.Errorf("read the approved config: %w", err)
+		return nil, "", approvalErr(path, "read", err)
 	}
 	if err := json.Unmarshal(b, &old); err != nil {
 		return nil, "", fmt.Errorf("the approved config %s is damaged (%v): delete it and approve again with flower allow", path, err)
@@ -146,11 +146,11 @@ func record(path, ws string, files map[string]*string) error {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("record the approved config: %w", err)
+		return approvalErr(path, "record", err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".approve-*")
 	if err != nil {
-		return fmt.Errorf("record the approved config: %w", err)
+		return approvalErr(path, "record", err)
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(b)
@@ -170,9 +170,21 @@ func record(path, ws string, files map[string]*string) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("record the approved config: %w", err)
+		return approvalErr(path, "record", err)
 	}
 	return nil
+}
+
+// approvalErr says that the approval at path could not be read or
+// written, and, for a disk that is full or not writable, what moves it:
+// only XDG_STATE_HOME, since approvals stay in the state dir whatever
+// --run-dir says (issue 23).
+func approvalErr(path, verb string, err error) error {
+	err = fmt.Errorf("%s the approved config: %w", verb, err)
+	if fix := storageFix(err, filepath.Dir(path), "keep flower's state elsewhere with XDG_STATE_HOME=DIR"); fix != "" {
+		return fmt.Errorf("%w: %s", err, fix)
+	}
+	return err
 }
 
 // ConfirmConfig applies the rule above at a start in ws: nil when the

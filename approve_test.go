@@ -71,3 +71,26 @@ func TestConfirmConfig(t *testing.T) {
 		t.Error("an approval was written in the workspace")
 	}
 }
+
+// TestApprovalNamesTheStateDir: a state dir that cannot hold the approval
+// record is named in the one line, with XDG_STATE_HOME (--run-dir does
+// not move approvals) (issue 23).
+func TestApprovalNamesTheStateDir(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "state")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_STATE_HOME", blocker) // a file where a directory must go: fails as root too
+	err := flower.ConfirmConfig(t.TempDir(), nil)
+	if err == nil {
+		t.Fatal("the approval was recorded under a file")
+	}
+	for _, want := range []string{"the approved config", blocker, "XDG_STATE_HOME=DIR"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "--run-dir") {
+		t.Errorf("%q names --run-dir, which does not move approvals", err)
+	}
+}

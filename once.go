@@ -49,7 +49,11 @@ func (h *Host) Once(ctx context.Context, prompt string, o OnceOptions) agent.Res
 		instr += "\n\n" + o.Append
 	}
 	spec := agent.Spec{Name: "once", Instructions: instr, Model: h.backend.Model, MaxTurns: o.MaxTurns, MaxBudget: o.Budget}
-	return h.rt.Run(ctx, spec, prompt, agent.RunOptions{Resume: o.Resume, Fork: o.Fork, Sink: h.Redact(sink)})
+	res := h.rt.Run(ctx, spec, prompt, agent.RunOptions{Resume: o.Resume, Fork: o.Fork, Sink: h.Redact(sink)})
+	if fixed := withStorageFix(res.Err, h.runDir); fixed != res.Err {
+		res.Err, res.Error = fixed, fixed.Error()
+	}
+	return res
 }
 
 // CheckSession refuses a session id this workspace does not have.

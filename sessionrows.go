@@ -33,9 +33,16 @@ func SessionRows(ctx context.Context, s store.Store, ws string) ([]SessionRow, e
 	if err != nil {
 		return nil, err
 	}
-	okBySession := map[string]bool{}
+	tasks, err := runTasks(ctx, s, ws)
+	if err != nil {
+		return nil, err
+	}
+	okBySession, taskBySession := map[string]bool{}, map[string]string{}
 	for _, r := range results {
 		okBySession[r.SessionID] = r.OK
+		if t := tasks[r.Run]; t != "" {
+			taskBySession[r.SessionID] = t
+		}
 	}
 	rows := make([]SessionRow, 0, len(metas))
 	for _, m := range metas {
@@ -46,6 +53,9 @@ func SessionRows(ctx context.Context, s store.Store, ws string) ([]SessionRow, e
 		id := SessionID(ws, m.Key)
 		row := SessionRow{ID: id, Step: m.Agent, Started: m.Created, Turns: st.Turns, Cost: st.Cost,
 			Task: TaskLine(st.Prompt), Status: "open"}
+		if t := taskBySession[id]; t != "" {
+			row.Task = t // a step's prompt is flower's instruction; the person's task is the run's
+		}
 		if ok, done := okBySession[id]; done {
 			row.Status = map[bool]string{true: "ok", false: "failed"}[ok]
 		} else if st.LastStop == "end_turn" {
@@ -54,6 +64,24 @@ func SessionRows(ctx context.Context, s store.Store, ws string) ([]SessionRow, e
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// runTasks maps the id of each run of ws to the person's words that
+// started it: the phrase a wake added, else the task; one line.
+func runTasks(ctx context.Context, s store.Store, ws string) (map[string]string, error) {
+	runs, err := s.Runs(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	tasks := make(map[string]string, len(runs))
+	for _, r := range runs {
+		words := r.Task
+		if strings.TrimSpace(r.Phrase) != "" {
+			words = r.Phrase
+		}
+		tasks[r.ID] = TaskLine(words)
+	}
+	return tasks, nil
 }
 
 // TaskLine is the line of a prompt that says what was asked: a step's

@@ -12,12 +12,17 @@ import (
 // in dir: where, why, and the flag or variable that moves the state
 // elsewhere; "" when err is no such failure (issue 23).
 func StorageFix(err error, dir string) string {
+	return storageFix(err, dir, "keep flower's state elsewhere with --run-dir DIR or XDG_STATE_HOME=DIR")
+}
+
+// storageFix is StorageFix with the advice that moves the state.
+func storageFix(err error, dir, elsewhere string) string {
 	if err == nil {
 		return ""
 	}
-	const elsewhere = "keep flower's state elsewhere with --run-dir DIR or XDG_STATE_HOME=DIR"
 	switch {
-	case errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "disk is full"):
+	case errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "disk is full") ||
+		strings.Contains(err.Error(), syscall.ENOSPC.Error()):
 		free := ""
 		if n, ok := freeBytes(dir); ok {
 			free = fmt.Sprintf(" (%s free)", bytesText(n))

@@ -24,6 +24,7 @@ func TestStorageFix(t *testing.T) {
 		{wrap(syscall.EACCES), []string{dir, "not writable"}},
 		{wrap(syscall.ENOSPC), []string{dir, "is full (", "free)", "--run-dir"}},
 		{fmt.Errorf("append entries: database or disk is full (13)"), []string{"is full", "XDG_STATE_HOME"}},
+		{fmt.Errorf("write lineage: no space left on device"), []string{"is full", "--run-dir"}}, // its text only, as agent.Result.Error keeps it
 		{wrap(syscall.ENOTDIR), []string{"a file stands where"}},
 	} {
 		got := StorageFix(tt.err, dir)

@@ -30,7 +30,7 @@ func (h *Host) Prepare(ctx context.Context, o wake.Options) (wake.Plan, error) {
 	if err := ensureWorkbench(h.ws); err != nil {
 		return wake.Plan{}, err
 	}
-	atomicfile.Sweep(filepath.Join(h.ws, starter.WorkbenchDir)) // under the workspace's lock
+	atomicfile.SweepTree(filepath.Join(h.ws, starter.WorkbenchDir)) // under the workspace's lock; notes/ included
 	restored, err := starter.SyncNotes(ctx, h.store, h.ws)
 	if err != nil {
 		return wake.Plan{}, err
@@ -70,7 +70,9 @@ func (h *Host) Drive(ctx context.Context, plan wake.Plan, o DriveOptions) workfl
 		return starter.New(starter.Options{Workspace: h.ws, Task: task, Said: said, Phrase: phrase, Model: h.backend.Model,
 			Rounds: o.Rounds, MaxTurns: o.MaxTurns, Budget: o.Budget, Keep: h.store, Recheck: o.Recheck})
 	}
-	return plan.Drive(ctx, h.rt, workflow.Options{RunDir: h.runDir, Sink: h.sink, Stored: h.keepProjectID}, flow)
+	out := plan.Drive(ctx, h.rt, workflow.Options{RunDir: h.runDir, Sink: h.sink, Stored: h.keepProjectID}, flow)
+	out.Err = withStorageFix(out.Err, h.runDir) // a disk that filled up during the run (issue 23)
+	return out
 }
 
 // Archive archives the workspace's thread (lineage, brief, goals) under
@@ -128,7 +130,9 @@ func (h *Host) Run(ctx context.Context, w *workflow.Workflow, o workflow.Options
 		wc.Judge = &j
 	}
 	o.RunDir, o.Sink, o.Leaser = h.runDir, h.sink, nil
-	return wc.Run(ctx, h.rt, o)
+	out := wc.Run(ctx, h.rt, o)
+	out.Err = withStorageFix(out.Err, h.runDir)
+	return out
 }
 
 // CheckRun refuses, before anything is locked or created, a run id that

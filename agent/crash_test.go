@@ -5,10 +5,14 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -59,15 +63,7 @@ func TestRepeatedKillsRunACallAtMostTwice(t *testing.T) {
 		modeltest.Turn{Text: "done"},
 	))
 	defer srv.Close()
-	seed, err := agent.New(agent.Options{Workspace: ws, Store: openStore(t, ws), Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := store.SessionKey(ws, crashSession)
-	appendChain(t, seed.Store(), key, userEntry("keep a log of x"))
-	if err := seed.Store().PutMeta(context.Background(), store.Meta{Key: key}); err != nil {
-		t.Fatal(err)
-	}
+	seedCrashSession(t, ws, "keep a log of x")
 	for i := 0; i < 4; i++ { // the first run, then three wakes: each killed after the effect point
 		if err := crashChild(t, ws, srv.URL, "after-effect"); !killed(err) {
 			t.Fatalf("child %d was not killed: %v", i+1, err)
@@ -83,6 +79,19 @@ func TestRepeatedKillsRunACallAtMostTwice(t *testing.T) {
 	if srv.Count() != 2 || !strings.Contains(lastUserText(srv.Requests()[1]), "Bash call (toolu_echo)") {
 		t.Fatalf("%d requests; the model was not told: %q", srv.Count(), lastUserText(srv.Requests()[srv.Count()-1]))
 	}
+}
+
+// seedCrashSession stores the session TestCrashChild resumes: its prompt
+// and metadata. It returns the session's key.
+func seedCrashSession(t *testing.T, ws, prompt string) string {
+	t.Helper()
+	s := openStore(t, ws)
+	key := store.SessionKey(ws, crashSession)
+	appendChain(t, s, key, userEntry(prompt))
+	if err := s.PutMeta(context.Background(), store.Meta{Key: key}); err != nil {
+		t.Fatal(err)
+	}
+	return key
 }
 
 // crashChild runs TestCrashChild in a new process with failpoint armed.
@@ -116,23 +125,14 @@ func TestKillAfterHandoffEntry(t *testing.T) {
 	ws := t.TempDir()
 	srv := modeltest.NewAnthropic(handoffModel)
 	defer srv.Close()
-	rt, err := agent.New(agent.Options{Workspace: ws, Store: openStore(t, ws),
-		Provider: anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := store.SessionKey(ws, crashSession)
-	appendChain(t, rt.Store(), key, userEntry("count things"))
-	if err := rt.Store().PutMeta(context.Background(), store.Meta{Key: key}); err != nil {
-		t.Fatal(err)
-	}
+	key := seedCrashSession(t, ws, "count things")
 	if err := crashChild(t, ws, srv.URL, "after-handoff"); !killed(err) {
 		t.Fatalf("child was not killed: %v", err)
 	}
 	if err := crashChild(t, ws, srv.URL, ""); err != nil {
 		t.Fatalf("the wake failed: %v", err)
 	}
-	rt, err = agent.New(agent.Options{Workspace: ws, Store: openStore(t, ws), Provider: anthropic.New(anthropic.Config{})})
+	rt, err := agent.New(agent.Options{Workspace: ws, Store: openStore(t, ws), Provider: anthropic.New(anthropic.Config{})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,5 +146,53 @@ func TestKillAfterHandoffEntry(t *testing.T) {
 	es, _ := rt.Store().Load(ctx, metas[1].Key)
 	if len(es) != 2 || es[1].Message.TextOf() != "continued from the handoff" {
 		t.Fatalf("successor holds %d entries", len(es))
+	}
+}
+
+// TestWorldCallRerunsAfterACrash: a WebFetch is a world call (R5.2): on
+// resume it is fetched again, never replayed, so a flaky page is not
+// pinned (seed 002). flower is SIGKILLed once the Bash call after it in the
+// same response has its result durable, before the next model request.
+// The wake fetches the page again and the model sees the new page; the
+// Bash effect stays once. On the old code the fetch rode along with the
+// Bash result's commit and was replayed: one fetch, the stale page.
+func TestWorldCallRerunsAfterACrash(t *testing.T) { // issue 22 item 5, R5.2, R5.3
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	var fetches atomic.Int32
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := fetches.Add(1)
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "page version %d", n)
+	}))
+	defer page.Close()
+	ws := t.TempDir()
+	srv := modeltest.NewAnthropic(modeltest.Script(
+		modeltest.Turn{ToolCalls: []modeltest.ToolCall{
+			{ID: "toolu_fetch", Name: "WebFetch", Input: `{"url":"` + page.URL + `/"}`},
+			{ID: "toolu_echo", Name: "Bash", Input: `{"command":"echo x >> log"}`},
+		}},
+		modeltest.Turn{Text: "done"},
+	))
+	defer srv.Close()
+	seedCrashSession(t, ws, "read the page, log x")
+	if err := crashChild(t, ws, srv.URL, "after-result"); !killed(err) {
+		t.Fatalf("the child was not killed: %v", err)
+	}
+	if err := crashChild(t, ws, srv.URL, ""); err != nil {
+		t.Fatalf("the wake failed: %v", err)
+	}
+	if n := fetches.Load(); n != 2 {
+		t.Errorf("the page was fetched %d times, want 2: once, and again on resume", n)
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "log")); string(data) != "x\n" {
+		t.Errorf("log = %q: the Bash effect must stay once", data)
+	}
+	if srv.Count() != 2 {
+		t.Fatalf("%d model requests, want 2", srv.Count())
+	}
+	if got := lastUserText(srv.Requests()[1]); !strings.Contains(got, "page version 2") || strings.Contains(got, "page version 1") {
+		t.Errorf("the model saw %q, want the page fetched again (version 2)", got)
 	}
 }

@@ -16,13 +16,13 @@ import (
 // never a response without the prompt it answers. Results held from a
 // crash's pending calls take the synchronous path, as does anything else.
 func (s *session) appendAhead(ctx context.Context, b store.Batch, entries ...store.Entry) error {
-	if len(s.held) > 0 {
+	if len(s.held)+len(s.world) > 0 {
 		return s.appendWith(ctx, b, entries...)
 	}
 	if err := s.settle(); err != nil {
 		return err
 	}
-	entries, b = s.chain(b, entries)
+	entries, b, _ = s.chain(b, entries)
 	b = s.metaBatch(b)
 	s.meta = nil
 	done := make(chan error, 1)

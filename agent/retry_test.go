@@ -130,3 +130,18 @@ func TestInterruptWhileOfflineCutsNothing(t *testing.T) {
 		t.Errorf("%d interrupt events, %d saying an answer was cut; want 1 and 0", interrupts, cut)
 	}
 }
+
+// TestRetriedRunIsResumed: a run whose model call failed and was retried
+// in the same session says resumed, as seed 000's row of a dropped network
+// does (attempts=2, resumed=true); a run without a retry does not.
+func TestRetriedRunIsResumed(t *testing.T) { // issue 22 item 5, R3.4
+	f, _ := retryFixture(t, nil, modeltest.Turn{Fault: &modeltest.Fault{Status: 529}}, modeltest.Turn{Text: "made it"},
+		modeltest.Turn{Text: "again"})
+	res := f.run(agent.Spec{}, "go", agent.RunOptions{})
+	if !res.OK || res.Attempts != 2 || !res.Resumed {
+		t.Errorf("a retried run: attempts %d resumed %v (%+v), want 2 and true", res.Attempts, res.Resumed, res)
+	}
+	if res := f.run(agent.Spec{}, "go", agent.RunOptions{}); !res.OK || res.Attempts != 1 || res.Resumed {
+		t.Errorf("a run without a retry: attempts %d resumed %v, want 1 and false", res.Attempts, res.Resumed)
+	}
+}

@@ -230,7 +230,11 @@ func (s *session) call(ctx context.Context) (_ *model.Response, streaming bool, 
 		return err
 	})
 	if attempts > 1 {
+		// The retries went on in this session instead of starting over:
+		// the step resumed, as seed 000's manifest row of a dropped
+		// network says (attempts=2, resumed=true).
 		s.res.Attempts += attempts - 1
+		s.res.Resumed = true
 	}
 	return resp, streaming, err
 }

@@ -31,8 +31,12 @@ type session struct {
 	warned  bool            // the handoff "approaching" event was sent
 	pending int             // bytes appended since the last model response, not yet in res.Context
 	// held are results of calls without an intent, not yet durable: the
-	// next commit carries them (see runTools).
-	held []store.Entry
+	// next commit carries them (see runTools). world are those of world
+	// calls (tool.World): only a commit past the tool turn carries them
+	// (carriesWorld), so a crash before the model saw them runs the calls
+	// again on resume instead of replaying a page that may have changed
+	// (R5.2, seed 002).
+	held, world []store.Entry
 	// intents are the calls whose intent the response's commit recorded.
 	intents map[string]bool
 	// meta is a new session's metadata until it commits with the
@@ -152,14 +156,15 @@ func (s *session) bound() store.Batch {
 
 // appendWith is append in one transaction with the records of b (its
 // Entries, under other keys, commit as they are). The held
-// results go first, in the order their calls were made: a commit that
+// results go first, in the order their calls were made, except that a
+// world call's wait for a commit past the tool turn (carriesWorld); a view
+// answers the calls in their order whatever the store's. A commit that
 // fails loses them as a crash would, and the resume runs their calls again.
 func (s *session) appendWith(ctx context.Context, b store.Batch, entries ...store.Entry) error {
 	if err := s.settle(); err != nil { // a commit under way goes first (overlap.go)
 		return err
 	}
-	held := len(s.held)
-	entries, b = s.chain(b, entries)
+	entries, b, held := s.chain(b, entries)
 	// The store must not see a cancelled context: an entry whose effect
 	// happened has to be recorded even while the run is being interrupted.
 	if err := s.rt.store.Commit(context.WithoutCancel(ctx), s.metaBatch(b)); err != nil {
@@ -175,10 +180,16 @@ func (s *session) appendWith(ctx context.Context, b store.Batch, entries ...stor
 }
 
 // chain takes the held results and entries, in that order, as the next
-// entries of the session: ids, parents, times. It returns them and b with
-// them in front of b's own entries.
-func (s *session) chain(b store.Batch, entries []store.Entry) ([]store.Entry, store.Batch) {
-	entries = append(s.held, entries...)
+// entries of the session: ids, parents, times. It returns them, b with
+// them in front of b's own entries, and how many held results they carry.
+func (s *session) chain(b store.Batch, entries []store.Entry) ([]store.Entry, store.Batch, int) {
+	carried := s.held
+	if carriesWorld(entries) {
+		carried = append(carried, s.world...)
+		s.world = nil
+	}
+	held := len(carried)
+	entries = append(carried, entries...)
 	s.held = nil
 	parent := ""
 	if n := len(s.entries); n > 0 {
@@ -193,18 +204,45 @@ func (s *session) chain(b store.Batch, entries []store.Entry) ([]store.Entry, st
 		parent = e.UUID
 	}
 	b.Entries = append(entries[:len(entries):len(entries)], b.Entries...) // b's own: other keys (a mail delivery's mark)
-	return entries, b
+	return entries, b, held
 }
 
-// hold keeps the result of a call without an intent for the next commit.
-func (s *session) hold(e store.Entry) {
+// carriesWorld reports whether a commit of entries takes the held results
+// of world calls: a flush (no entries), or one that goes past the tool
+// turn (a response, a prompt, a note, an interrupt, a handoff). An
+// effect's result or attempt, a hook decision or a failed model call
+// leaves them held: the model has not seen them yet.
+func carriesWorld(entries []store.Entry) bool {
+	if len(entries) == 0 {
+		return true
+	}
+	for _, e := range entries {
+		switch e.Kind {
+		case store.KindResult, store.KindAttempt, store.KindOpStarted, store.KindHook, store.KindAPIError:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// hold keeps the result of a call without an intent for the next commit;
+// a world call's for the next commit past the tool turn.
+func (s *session) hold(e store.Entry, world bool) {
 	e.Time = s.rt.now()
+	if world {
+		s.world = append(s.world, e)
+		return
+	}
 	s.held = append(s.held, e)
 }
 
+// unsaved are the held results, in the order they will commit.
+func (s *session) unsaved() []store.Entry { return slices.Concat(s.held, s.world) }
+
 // flush makes the held results durable.
 func (s *session) flush(ctx context.Context) error {
-	if len(s.held) == 0 {
+	if len(s.held)+len(s.world) == 0 {
 		return nil
 	}
 	return s.append(ctx)

@@ -18,7 +18,10 @@
 // from results the store lacks, and a lost request is asked again, as after
 // any crash during a model call. An effect's result is still durable before
 // the next call runs, so a completed effect is never run again; results keep
-// the order of their calls. A cut (interrupted) call without an intent is
+// the order of their calls, except a world call's (WebFetch): it commits
+// only with what goes past the tool turn (the next response, at the
+// latest), never with a later effect's result, so a crash before the
+// model saw it runs the call again on resume rather than replay it (R5.2). A cut (interrupted) call without an intent is
 // held like any other and the interrupt's own commit carries it. A tool that
 // keeps its results (tool.Keeper: ask, whose answer is a person's time) is
 // committed at once, with what is held before it. The loop flushes what is
@@ -105,7 +108,7 @@ type Result struct {
 	Error     string    `json:"error,omitempty"`
 	Attempts  int       `json:"attempts"`
 	Errors    []string  `json:"errors,omitempty"`
-	Resumed   bool      `json:"resumed"`
+	Resumed   bool      `json:"resumed"` // continued a stored session, or retried a failed call in this one (seed 000)
 	Retired   []string  `json:"retired,omitempty"`
 	Context   int       `json:"context"`
 	Start     time.Time `json:"start"`

@@ -69,7 +69,7 @@ func (s *session) answer(ctx context.Context, calls []resume.Call) error {
 func (s *session) record(ctx context.Context, name string, op store.Op) error {
 	e := store.Entry{Kind: store.KindResult, Op: &op}
 	if t, ok := s.reg[name]; !s.isEffect(name) && !(ok && tool.Keeps(t)) {
-		s.hold(e)
+		s.hold(e, ok && t.Class() == tool.World)
 		return nil
 	}
 	if err := s.append(ctx, e); err != nil {

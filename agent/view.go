@@ -31,5 +31,5 @@ func (s *session) messages() []model.Message {
 			s.rt.seal() // the spill files the view points at, synced once
 		}
 	}
-	return s.view.Messages(s.held...)
+	return s.view.Messages(s.unsaved()...)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -54,11 +55,16 @@ func describeValue(node ast.Node) string {
 
 // SandboxConfig is the sandbox as package sandbox takes it, for the
 // workspace: writable paths made absolute (~ is the home directory,
-// relative paths are relative to the workspace), and the workspace's
-// protected paths. Config.Hide (flower's state) is the caller's.
+// relative paths are relative to the workspace), and the protected paths:
+// the workspace's and the person's own (UserProtected). Config.Hide (flower's state) is the caller's.
 func (c Config) SandboxConfig(workspace string) sandbox.Config {
 	out := sandbox.Config{Mode: sandbox.Mode(c.Sandbox.Mode), Workspace: workspace, Network: true,
 		Protect: sandbox.Protected(workspace, c.Sandbox.ProtectInstructions)}
+	for _, p := range UserProtected() {
+		if !slices.Contains(out.Protect, p) { // ~/.claude when the workspace is ~
+			out.Protect = append(out.Protect, p)
+		}
+	}
 	if c.Sandbox.Network != nil {
 		out.Network = *c.Sandbox.Network
 	}

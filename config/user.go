@@ -30,3 +30,22 @@ func UserFile() string {
 	}
 	return filepath.Join(dir, UserFileName)
 }
+
+// UserProtected are the person's own configuration files outside the
+// workspace that flower reads at every start: the user config (UserDir:
+// config.yaml, AGENTS.md) and Claude Code's user settings, agents,
+// commands and CLAUDE.md (~/.claude). They are protected as the
+// workspace's are (sandbox.Protected): none of them is under the
+// confirmation a changed flower.yaml needs, so a tool must never change
+// them, also where the workspace is the home directory or a writable
+// path contains them (issue 20).
+func UserProtected() []string {
+	var out []string
+	if dir := UserDir(); dir != "" {
+		out = append(out, dir)
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		out = append(out, filepath.Join(home, ClaudeDir))
+	}
+	return out
+}

@@ -76,3 +76,32 @@ func TestLoadUserErrorNamesTheUserFile(t *testing.T) {
 		t.Errorf("Load error\ngot  %v\nwant %s", err, want)
 	}
 }
+
+// TestFlagDefaults: the files' defaults of the CLI's flags, as the flags
+// parse them; $FLOWER_MODEL wins over model.name; unset keys are absent
+// (R10.2; moved from cmd/flower, issue 19).
+func TestFlagDefaults(t *testing.T) {
+	t.Setenv("FLOWER_MODEL", "")
+	turns, budget := 7, 0.5
+	c := Config{MaxTurns: &turns, Budget: &budget}
+	c.Model.Name = "claude-x"
+	got := c.FlagDefaults()
+	want := map[string]string{"model": "claude-x", "max-turns": "7", "budget": "0.5"}
+	if len(got) != len(want) {
+		t.Fatalf("%v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	t.Setenv("FLOWER_MODEL", "other")
+	if _, ok := c.FlagDefaults()["model"]; ok {
+		t.Error("model.name won over $FLOWER_MODEL")
+	}
+	for _, k := range DefaultFlags {
+		if k != "model" && k != "max-turns" && k != "budget" && got[k] != "" {
+			t.Errorf("%s set: %q", k, got[k])
+		}
+	}
+}

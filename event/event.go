@@ -27,6 +27,17 @@ const (
 	Interrupt  Kind = "interrupt"   // a cooperative interrupt took effect
 )
 
+// An Ask event's payload["kind"] says what it is; a UI looks at it first:
+//
+//   - "question": a question to the person, once when asked (state
+//     "asked") and once when settled (answered, timeout, declined,
+//     over_budget, invalid), keyed by payload id; see human.Ask.Event.
+//   - "mail": the person sent a note without being asked (R6.3).
+//   - "mail_delivered": that note reached the model at a message boundary
+//     (R10.3), the receipt seed 004's terminal shows; text is the note.
+//     A UI that draws "mail" and leaves the rest to its answerer, as
+//     seed 004's sample does, skips it unchanged.
+
 // Delta is a piece of model text or reasoning as it streams in, before the
 // response is complete (issue 11): Text holds the new piece only, and
 // payload "thinking" is true for reasoning. Nothing of it is stored: the

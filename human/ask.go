@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -190,7 +189,7 @@ func (c *Channel) wait(ctx context.Context, w *waiting) (settlement, error) {
 		expired = c.clock.After(c.timeout)
 	}
 	c.register(w)
-	c.emit(askedEvent(w.Ask))
+	c.emit(w.Ask.Event(c.remaining()))
 	select {
 	case s := <-w.done:
 		return s, nil
@@ -258,7 +257,7 @@ func (c *Channel) settle(call string, a Ask, s settlement) tool.Result {
 		}
 	}
 	waited := a.Settled.Sub(a.Asked)
-	c.emit(settledEvent(a, s, waited))
+	c.emit(a.Event(c.remaining()))
 	if err := c.appendQA(a, s, waited); err != nil {
 		c.emitError("write Q&A log", err)
 	}
@@ -286,35 +285,44 @@ func (r replies) result(s settlement) tool.Result {
 	}
 }
 
-// The events carry copies of the options, in Raw and in the payload: a
-// consumer may keep or change them.
-func askedEvent(a Ask) event.Event {
-	a.Options = slices.Clone(a.Options)
-	return event.Event{Kind: event.Ask, Text: a.Question, Raw: a, Payload: map[string]any{
-		"kind": "question", "id": a.ID, "question": a.Question,
-		"options": options(a.Options), "state": string(Asked),
-	}}
-}
-
-func settledEvent(a Ask, s settlement, waited time.Duration) event.Event {
+// Event is the ask's event as it stands (seed 004's Ask.event): asked, or
+// settled with its answer (or the reason of a decline) and how long it
+// waited. remaining is how many more questions the channel allows, -1
+// without a limit; a UI can say "2 questions left". The event carries
+// copies of the options, in Raw and in the payload: a consumer may keep
+// or change them.
+func (a Ask) Event(remaining int) event.Event {
 	a.Options = slices.Clone(a.Options)
 	p := map[string]any{
 		"kind": "question", "id": a.ID, "question": a.Question,
-		"options": options(a.Options), "state": string(s.state),
-		"answer": "", "waited_s": math.Round(waited.Seconds()*10) / 10,
+		"options": options(a.Options), "state": string(a.State), "remaining": remaining,
 	}
-	text := a.ID + " " + string(s.state)
-	switch s.state {
+	if a.State == Asked {
+		return event.Event{Kind: event.Ask, Text: a.Question, Raw: a, Payload: p}
+	}
+	p["answer"], p["waited_s"] = "", a.WaitedS(a.Settled)
+	text := a.ID + " " + string(a.State)
+	switch a.State {
 	case Answered:
-		p["answer"] = s.text
-		text += ": " + s.text
+		p["answer"] = a.Answer
+		text += ": " + a.Answer
 	case Declined, Invalid:
-		p["reason"] = s.text
-		if s.text != "" {
-			text += ": " + s.text
+		p["reason"] = a.Answer
+		if a.Answer != "" {
+			text += ": " + a.Answer
 		}
 	}
 	return event.Event{Kind: event.Ask, Text: text, Raw: a, Payload: p}
+}
+
+// remaining is how many more questions c allows, -1 without a limit.
+func (c *Channel) remaining() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.maxAsks < 0 {
+		return -1
+	}
+	return max(c.maxAsks-c.asked, 0)
 }
 
 // options copies the options for a payload, as a JSON array, never null.

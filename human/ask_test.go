@@ -474,3 +474,33 @@ func TestRepliesReplaceable(t *testing.T) {
 		t.Errorf("declined reply %q", got)
 	}
 }
+
+// TestAskEvent: Ask.Event(remaining) is the event of an ask as it stands,
+// seed 004's Ask.event; the channel's events carry how many questions are
+// left (-1: no limit).
+func TestAskEvent(t *testing.T) { // issue 22 item 5, R6.3
+	f := newFixture(t, Options{MaxAsks: ptr(2)})
+	done := f.goAsk(context.Background(), `{"question":"first?","options":["a","b"]}`)
+	a := f.next(t)
+	f.clk.advance(1500 * time.Millisecond)
+	f.c.Answer(a.ID, "a")
+	wait(t, done)
+	evs := f.rec.events()
+	if len(evs) != 2 || evs[0].Payload["remaining"] != 1 || evs[1].Payload["remaining"] != 1 {
+		t.Fatalf("events %+v: want asked and answered, 1 question left", evs)
+	}
+	// The same events, built from the Ask alone.
+	if got := a.Event(1); !cmp.Equal(got.Payload, evs[0].Payload) || got.Text != evs[0].Text {
+		t.Errorf("Event of the asked Ask = %+v, the channel sent %+v", got, evs[0])
+	}
+	settled := evs[1].Raw.(Ask)
+	if got := settled.Event(1); !cmp.Equal(got.Payload, evs[1].Payload) || got.Text != "q1 answered: a" {
+		t.Errorf("Event of the settled Ask = %+v, the channel sent %+v", got, evs[1])
+	}
+	if got := settled.Event(1).Payload["waited_s"]; got != 1.5 {
+		t.Errorf("waited_s = %v, want 1.5", got)
+	}
+	if got := newFixture(t, Options{}).c.remaining(); got != -1 {
+		t.Errorf("remaining without a limit = %d, want -1", got)
+	}
+}

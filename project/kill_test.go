@@ -39,9 +39,7 @@ func newAdoption(t *testing.T) adoption {
 		t.Fatal(err)
 	}
 	s := seedStore(t, a.RunDir, a.From)
-	if err := workflow.WriteMark(context.Background(), s, a.RunDir, a.From); err != nil {
-		t.Fatal(err)
-	}
+	saveMark(t, s, a.RunDir, a.From)
 	s.Close()
 	if err := os.Rename(a.From, a.To); err != nil {
 		t.Fatal(err)
@@ -208,4 +206,17 @@ func readMark(t *testing.T, runDir string) workflow.Mark {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// saveMark writes the run dir's high-water mark of ws as an export does.
+func saveMark(t *testing.T, s store.Store, runDir, ws string) {
+	t.Helper()
+	m, err := workflow.ReadMark(context.Background(), s, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(runDir, workflow.MarkFile), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }

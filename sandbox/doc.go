@@ -61,9 +61,47 @@
 // and Landlock. flower says so in one line when it starts. Elsewhere than
 // Linux there is no helper (see Supported).
 //
+// # Protected paths that do not exist
+//
+// A protected path that is missing when the helper builds the view
+// (often .mcp.json, .claude/, flower.yaml; .git/hooks in some clones) has
+// no mount point, so a command may create it. The field has no way to
+// prevent that without changing the workspace: Landlock only grants
+// (write access to the workspace is write access to every name in it),
+// and a mount needs a mount point. Anthropic's sandbox-runtime binds
+// /dev/null onto the first missing component, which makes bubblewrap
+// create an empty file or directory in the person's workspace, and
+// removes these after the command (they linger as stray files when it
+// does not get to, or while a command runs); Codex protects such paths
+// (.codex) only when they exist. flower leaves the workspace as it is and
+// detects and undoes instead: Bash notes which protected paths are
+// missing (WatchProtected) before each command; when the command has ended and
+// the kernel has killed everything it left in its namespace, nothing of it
+// can write any more, and what it created among them is removed (a
+// symlink itself, never its target) and the model told in the tool result
+// (Watch.Undo). A background shell is undone when it ends. What a command
+// creates where the parent was missing too (.git/hooks of a repository
+// it makes with git init) is its own work, and kept. The person's own
+// configuration (config.UserProtected: ~/.config/flower, ~/.claude) is
+// protected the same way where a command may write there (the workspace
+// is the home directory, or sandbox.writable holds it); elsewhere
+// Landlock already keeps commands out of it. The gaps: a person
+// who creates such a path while a command runs loses it to the undo; a
+// SIGKILL of flower during a call skips the undo (flower.yaml, .mcp.json
+// and .claude/settings*.json still meet the confirmation at the next
+// start); stdio MCP servers and hooks are not watched (they are the
+// person's configuration, and live as long as the run); and in the
+// subreaper fallback a process that escaped the kill may create one after
+// the undo. A protected path that appears during a run by another hand
+// (a person's git init) is neither mounted read-only (the view is built
+// once per run) nor watched, until the next run.
+//
 // Landlock must apply to the tool's process and never to flower itself
 // or the helper, which is why it is applied in the command's process,
-// between fork and exec.
+// between fork and exec. (The subreaper fallback's helper, which starts
+// its command with os.StartProcess, restricts itself; go-landlock makes
+// each of its threads a domain of its own, so it signals the command's
+// processes only from the thread that started them: reapAndKill.)
 //
 // # Own code, not bubblewrap
 //
@@ -96,8 +134,19 @@
 //     would replace only the namespaces and mounts (serve_linux.go,
 //     view_linux.go).
 //
-// What flower does not have that bwrap-based sandboxes add is a seccomp
-// filter (e.g. refusing AF_UNIX sockets or ptrace outright); the
-// namespaces, no_new_privs and Landlock's scopes cover what such filters
-// are used for there, and a filter can be added to forkCommand later.
+// # Seccomp
+//
+// As bwrap-based sandboxes add one, each command also gets a seccomp
+// filter (seccomp_linux.go, assembled with github.com/elastic/go-seccomp-bpf,
+// loaded in forkCommand after no_new_privs and Landlock): ptrace,
+// process_vm_*, every mount call, setns, the keyring, bpf,
+// perf_event_open, userfaultfd, kexec and module loading, reboot, swap,
+// acct and quotactl fail with EPERM, and so do unshare and clone with
+// CLONE_NEWUSER (a user namespace would hand the command its capabilities
+// back inside it); clone3 gets ENOSYS, since a filter cannot read its
+// flags, and libc then falls back to clone. Most of these already fail
+// without capabilities; the filter refuses them before the kernel code
+// runs. It is a deny list for the machine's own ABI: on x86-64 the
+// 32-bit entry (int 0x80) is not filtered, and the subreaper fallback
+// (Wrap) loads no filter.
 package sandbox

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -79,8 +80,37 @@ func helper(js string) int {
 	if err != nil {
 		return fail(exitStart, "start %s: %v", sp.Path, err)
 	}
-	go watchLifeline(pid1)
-	return reap(p.Pid, pid1)
+	if pid1 {
+		go watchLifeline()
+		return reap(p.Pid)
+	}
+	return reapAndKill(p.Pid)
+}
+
+// reapAndKill is the subreaper's end of a command: when the command
+// exits, or flower closes the lifeline, it kills every descendant and
+// returns the command's status. The kills are sent from this goroutine,
+// on the thread the command was started from (init runs locked to the
+// main thread; the lock is made explicit here): go-landlock restricts
+// each thread on its own, so every thread is in a Landlock domain of its
+// own, and with signal scoping (ABI 6) a kill sent from another thread
+// of the helper is refused (EPERM), which left every background job of a
+// call alive after a SIGKILL of flower where namespaces are unavailable.
+func reapAndKill(cmd int) int {
+	runtime.LockOSThread()
+	exited := make(chan int, 1)
+	go func() { exited <- reap(cmd) }()
+	life := make(chan struct{})
+	go func() { waitLifeline(); close(life) }()
+	select {
+	case code := <-exited:
+		killDescendants()
+		return code
+	case <-life:
+		killDescendants()
+		os.Exit(exitKilled)
+		return exitKilled
+	}
 }
 
 // dropPrivileges gives up every capability of this process, the bounding
@@ -164,25 +194,27 @@ func landlockRules(rw []string, network bool) (landlock.Config, []landlock.Rule)
 		landlock.RWFiles(append(files, devices...)...).IgnoreIfMissing()}
 }
 
-// watchLifeline blocks until flower closes the lifeline (it ended the call,
-// or died), then ends everything.
-func watchLifeline(pid1 bool) {
+// watchLifeline blocks until flower closes the lifeline (it ended the
+// call, or died), then exits: as pid 1, that kills the namespace.
+func watchLifeline() {
+	waitLifeline()
+	os.Exit(exitKilled)
+}
+
+// waitLifeline blocks until flower closes the lifeline.
+func waitLifeline() {
 	life := os.NewFile(3, "lifeline")
 	buf := make([]byte, 1)
 	for {
 		if _, err := life.Read(buf); err != nil {
-			break
+			return
 		}
 	}
-	if !pid1 {
-		killDescendants()
-	}
-	os.Exit(exitKilled) // as pid 1, this kills the namespace
 }
 
 // reap waits for every child (orphans come to the namespace's init, or to
 // the subreaper) until the command exits, and returns its status.
-func reap(cmd int, pid1 bool) int {
+func reap(cmd int) int {
 	for {
 		var ws unix.WaitStatus
 		pid, err := unix.Wait4(-1, &ws, 0, nil)
@@ -199,9 +231,6 @@ func reap(cmd int, pid1 bool) int {
 		}
 		if pid != cmd {
 			continue
-		}
-		if !pid1 {
-			killDescendants()
 		}
 		if ws.Signaled() {
 			return 128 + int(ws.Signal())

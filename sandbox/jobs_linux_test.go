@@ -13,72 +13,6 @@ import (
 	"github.com/flower-run/flower/internal/proctest"
 )
 
-// jobs are the kinds of background job a command can leave behind (issue
-// 20): each line starts `sleep M` in a way of its own, and the sleep's
-// shell writes a line to the fifo f once it runs.
-var jobs = []struct{ name, line string }{
-	{"ampersand", `sh -c 'echo > f; exec sleep M' >/dev/null 2>&1 &`},
-	{"setsid", `setsid sh -c 'echo > f; exec sleep M' >/dev/null 2>&1 &`},
-	{"setsid -f", `setsid -f sh -c 'echo > f; exec sleep M' >/dev/null 2>&1`},
-	{"double fork", `( ( sh -c 'echo > f; exec sleep M' >/dev/null 2>&1 & ) & )`},
-	{"disown", `sh -c 'echo > f; exec sleep M' >/dev/null 2>&1 & disown`},
-	{"nohup", `nohup sh -c 'echo > f; exec sleep M' >/dev/null 2>&1 &`},
-	// A daemon as Python's daemon recipes make one: fork, setsid, fork
-	// again, the parents exit at once.
-	{"python daemon", `PYTHON -c 'import os, sys
-if os.fork(): sys.exit()
-os.setsid()
-if os.fork(): sys.exit()
-os.execvp("sh", ["sh", "-c", "echo > f; exec sleep M"])' >/dev/null 2>&1`},
-}
-
-// python3 is the interpreter the python daemon job uses: one this user
-// may run (LookPath skips what it cannot execute, such as a shim under
-// root's home when the suite runs as uid 65534).
-var python3, _ = exec.LookPath("python3")
-
-// jobScript starts the given job lines with marker M and waits until each
-// of their sleeps runs, then runs tail.
-func jobScript(lines []string, marker, tail string) string {
-	var b strings.Builder
-	b.WriteString("rm -f f; mkfifo f || exit 1\n")
-	for _, l := range lines {
-		l = strings.ReplaceAll(l, "PYTHON", python3)
-		b.WriteString(strings.ReplaceAll(l, "sleep M", "sleep "+marker) + "\n")
-		b.WriteString("until read -r x < f; do :; done\n") // opening the fifo may be interrupted by SIGCHLD
-	}
-	b.WriteString(tail + "\n")
-	return b.String()
-}
-
-func allJobs() []string {
-	var out []string
-	for _, j := range jobs {
-		out = append(out, j.line)
-	}
-	return out
-}
-
-// needTools skips without bash (for disown), util-linux's setsid or
-// python3, except in CI, which must have them.
-func needTools(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"setsid", "nohup", "mkfifo", "python3", "bash"} {
-		if _, err := exec.LookPath(name); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("no %s in CI", name)
-			}
-			t.Skipf("no %s here", name)
-		}
-	}
-	bash, _ := exec.LookPath("bash")
-	return bash
-}
-
-// kinds is how many sleeps a script of every job kind runs: one per
-// kind, and the script's own.
-var kinds = len(jobs) + 1
-
 // runBash runs script with bash under s until it ends.
 func runBash(t *testing.T, s *Sandbox, bash, script string) (string, error) {
 	t.Helper()
@@ -108,18 +42,18 @@ func startBash(t *testing.T, s *Sandbox, bash, script string) (*Process, *os.Fil
 // TestBackgroundJobsDieWithCall: whatever way a command leaves a process
 // behind, that process is dead by the time the call returns.
 func TestBackgroundJobsDieWithCall(t *testing.T) {
-	bash := needTools(t)
+	bash := proctest.NeedJobTools(t)
 	both(t, func(t *testing.T) {
 		s := newSandbox(t, Config{Mode: Off})
-		for _, j := range jobs {
-			t.Run(j.name, func(t *testing.T) {
+		for _, j := range proctest.Jobs {
+			t.Run(j.Name, func(t *testing.T) {
 				marker := uniqueSleep()
-				out, err := runBash(t, s, bash, jobScript([]string{j.line}, marker, "echo started"))
+				out, err := runBash(t, s, bash, proctest.JobScript([]string{j.Line}, marker, "echo started"))
 				if err != nil || !strings.Contains(out, "started") {
 					t.Fatalf("run: %v\n%s", err, out)
 				}
 				if pids := withArg(marker); len(pids) > 0 {
-					t.Fatalf("%s job %v still runs after the call", j.name, pids)
+					t.Fatalf("%s job %v still runs after the call", j.Name, pids)
 				}
 			})
 		}
@@ -129,12 +63,12 @@ func TestBackgroundJobsDieWithCall(t *testing.T) {
 // TestKillEndsEverything: Kill ends a running command and all its jobs;
 // Wait returns the status of a SIGKILL.
 func TestKillEndsEverything(t *testing.T) {
-	bash := needTools(t)
+	bash := proctest.NeedJobTools(t)
 	both(t, func(t *testing.T) {
 		s := newSandbox(t, Config{Mode: Off})
 		marker := uniqueSleep()
-		p, _ := startBash(t, s, bash, jobScript(allJobs(), marker, "exec sleep "+marker))
-		eventually(t, "every kind's sleep runs", func() bool { return len(withArg(marker)) == kinds })
+		p, _ := startBash(t, s, bash, proctest.JobScript(proctest.AllJobs(), marker, "exec sleep "+marker))
+		eventually(t, "every kind's sleep runs", func() bool { return len(withArg(marker)) == proctest.Kinds })
 		p.Kill()
 		err := p.Wait()
 		var ee *ExitError
@@ -150,12 +84,12 @@ func TestKillEndsEverything(t *testing.T) {
 // TestCloseEndsEverything: closing the sandbox ends the commands still
 // running in it (background shells), and all they started.
 func TestCloseEndsEverything(t *testing.T) {
-	bash := needTools(t)
+	bash := proctest.NeedJobTools(t)
 	needNamespaces(t)
 	s := newSandbox(t, Config{Mode: Off})
 	marker := uniqueSleep()
-	p, _ := startBash(t, s, bash, jobScript(allJobs(), marker, "exec sleep "+marker))
-	eventually(t, "every kind's sleep runs", func() bool { return len(withArg(marker)) == kinds })
+	p, _ := startBash(t, s, bash, proctest.JobScript(proctest.AllJobs(), marker, "exec sleep "+marker))
+	eventually(t, "every kind's sleep runs", func() bool { return len(withArg(marker)) == proctest.Kinds })
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +120,9 @@ func TestParentProcess(t *testing.T) {
 		nsConf = nsConfig{err: errors.New("forced by the test")}
 		nsOnce.Do(func() {})
 	}
-	s, err := New(Config{Mode: Off, Workspace: os.Getenv(parentWSEnv)})
+	// Landlock as flower applies it: with signal scoping, the subreaper
+	// could not kill what it started when flower died (issue 20).
+	s, err := New(Config{Mode: Auto, Workspace: os.Getenv(parentWSEnv)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +130,7 @@ func TestParentProcess(t *testing.T) {
 	// before its first Bash call starts the helper (issue 20).
 	_ = Harden(nil)
 	bash, _ := exec.LookPath("bash")
-	p, _ := startBash(t, s, bash, jobScript(allJobs(), marker, "exec sleep "+marker))
+	p, _ := startBash(t, s, bash, proctest.JobScript(proctest.AllJobs(), marker, "exec sleep "+marker))
 	fmt.Println("parent: command ended", p.Wait()) // only if the kill failed
 	os.Exit(1)
 }
@@ -203,7 +139,7 @@ func TestParentProcess(t *testing.T) {
 // SIGKILLed mid-command, every process of the command dies, all kinds of
 // background job included.
 func TestDiesWithParent(t *testing.T) {
-	needTools(t)
+	proctest.NeedJobTools(t)
 	for _, ns := range []bool{true, false} {
 		t.Run(map[bool]string{true: "namespaces", false: "subreaper"}[ns], func(t *testing.T) {
 			if ns {
@@ -220,7 +156,7 @@ func TestDiesWithParent(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
-			eventually(t, "every kind's sleep runs", func() bool { return len(withArg(marker)) == kinds })
+			eventually(t, "every kind's sleep runs", func() bool { return len(withArg(marker)) == proctest.Kinds })
 			if err := c.Process.Kill(); err != nil {
 				t.Fatal(err)
 			}
@@ -233,7 +169,7 @@ func TestDiesWithParent(t *testing.T) {
 // TestOwnProcessesOnly: a command sees in /proc only its own processes:
 // not flower's, not the host's, not another command's of the same run.
 func TestOwnProcessesOnly(t *testing.T) {
-	bash := needTools(t)
+	bash := proctest.NeedJobTools(t)
 	needNamespaces(t)
 	s := newSandbox(t, Config{Mode: Off})
 	other := uniqueSleep()

@@ -1,8 +1,13 @@
 package sandbox
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // protectedNames are the workspace's paths that decide what the next
@@ -64,4 +69,83 @@ func hidden(cfg Config, tmp string) []string {
 		}
 	}
 	return out
+}
+
+// Watch is the protected paths that were missing when a command started
+// (WatchProtected), for Undo to remove once it has ended.
+type Watch struct {
+	workspace string
+	missing   []string
+}
+
+// WatchProtected notes which protected paths do not exist now. The mount
+// view cannot protect them (a mount needs a mount point, which would be a
+// new file in the person's workspace), so a command may create them; Undo
+// removes what it created (doc.go: "Protected paths that do not exist").
+// Two kinds are not watched:
+//   - .git/hooks and .git/config where there is no .git: the command then
+//     makes a repository of its own (git init), which is its work like
+//     any other file;
+//   - a path outside the workspace and the writable paths (the person's
+//     own configuration, UserProtected, where the home directory is not
+//     writable): a command cannot create it there, so one that appears is
+//     another program's, such as Claude Code making ~/.claude at its first
+//     start, and the undo would take it.
+func (s *Sandbox) WatchProtected() Watch {
+	if s == nil {
+		return Watch{}
+	}
+	w := Watch{workspace: s.cfg.Workspace}
+	for _, p := range s.cfg.Protect {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) || !s.mayWrite(p) {
+			continue
+		}
+		if parent := filepath.Dir(p); filepath.Base(parent) == ".git" {
+			if _, err := os.Lstat(parent); err != nil {
+				continue
+			}
+		}
+		w.missing = append(w.missing, p)
+	}
+	return w
+}
+
+// Undo removes the watched paths that exist now, and returns one
+// sentence for the model that says so, or "". Call it when the command
+// and every process it started are gone (Process.Wait), so that nothing
+// can create them again behind it. A symlink is removed, never what it
+// points to.
+func (w Watch) Undo() string {
+	var removed, failed []string
+	for _, p := range w.missing {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		name := p
+		if rel, err := filepath.Rel(w.workspace, p); err == nil {
+			name = filepath.ToSlash(rel)
+		}
+		if err := os.RemoveAll(p); err != nil {
+			failed = append(failed, fmt.Sprintf("%s (%v)", name, err))
+			continue
+		}
+		removed = append(removed, name)
+	}
+	var out []string
+	if len(removed) > 0 {
+		out = append(out, fmt.Sprintf("flower removed %s, which this command created: protected configuration is for a person to create.", strings.Join(removed, ", ")))
+	}
+	if len(failed) > 0 {
+		out = append(out, fmt.Sprintf("flower could not remove %s, which this command created: a person must.", strings.Join(failed, ", ")))
+	}
+	return strings.Join(out, " ")
+}
+
+// mayWrite reports whether p is where the config lets commands write:
+// the workspace or a writable path. (Where Landlock is off they may write
+// more, but a path elsewhere that appears during a command is as likely
+// another program's.)
+func (s *Sandbox) mayWrite(p string) bool {
+	w := slices.Concat([]string{s.cfg.Workspace}, s.cfg.Writable)
+	return slices.ContainsFunc(w, func(d string) bool { return within(filepath.Clean(d), p) })
 }

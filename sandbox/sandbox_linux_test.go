@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/flower-run/flower/internal/proctest"
 )
@@ -204,11 +203,8 @@ func TestExitStatus(t *testing.T) {
 	}
 }
 
-// uniqueSleep is a sleep duration no other process uses: a marker to find
-// a process by its arguments from outside its PID namespace.
-func uniqueSleep() string {
-	return fmt.Sprintf("%d.%d", 1000+os.Getpid()%1000, time.Now().UnixNano()%1_000_000)
-}
+// uniqueSleep is a sleep duration no other process uses.
+var uniqueSleep = proctest.UniqueSleep
 
 // withArg lists the live processes one of whose arguments is arg.
 var withArg = proctest.WithArg

@@ -68,7 +68,7 @@ func serve(setup error) int {
 	// The helper holds nothing secret, but commands of the same user need
 	// not read or trace it either; its forks (the commands' inits) inherit this.
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
-	go watchLifeline(true)
+	go watchLifeline()
 	buf := make([]byte, 1)
 	oob := make([]byte, unix.CmsgSpace(4*4))
 	for {
@@ -214,6 +214,7 @@ func spawn(req request, stdio [3]int) (int, error) {
 	a.cloneA, a.cloneB = cloneArgs(unix.CLONE_NEWPID | unix.CLONE_NEWNS | uintptr(unix.SIGCHLD))
 	a.forkA, a.forkB = cloneArgs(uintptr(unix.SIGCHLD))
 	a.capHdr.Version = unix.LINUX_CAPABILITY_VERSION_3
+	a.seccomp = seccompFilter()
 	pid, errno := forkCommand(&a)
 	runtime.KeepAlive(&a)
 	_ = unix.Close(p[1])
@@ -227,7 +228,7 @@ func spawn(req request, stdio [3]int) (int, error) {
 	if n == 8 {
 		var ws unix.WaitStatus
 		_, _ = unix.Wait4(pid, &ws, 0, nil)
-		what := [...]string{"fork", "apply Landlock", "change to " + req.Dir, "exec " + req.Path, "give up privileges"}[min(max(rep[0], 0), 4)]
+		what := [...]string{"fork", "apply Landlock", "change to " + req.Dir, "exec " + req.Path, "give up privileges", "apply the seccomp filter"}[min(max(rep[0], 0), 5)]
 		return 0, fmt.Errorf("%s: %w", what, syscall.Errno(rep[1]))
 	}
 	return pid, nil
@@ -270,6 +271,7 @@ type forkArgs struct {
 	forkA, forkB             uintptr
 	capHdr                   unix.CapUserHeader
 	capData                  [2]unix.CapUserData // zero: no capability at all
+	seccomp                  *unix.SockFprog     // nil: no filter
 }
 
 //go:linkname runtime_BeforeFork syscall.runtime_BeforeFork
@@ -292,9 +294,9 @@ func runtime_AfterForkInChild()
 //     holds other commands' pipes, which must not stay open here);
 //   - forks the command, which gives up every capability (dropCaps),
 //     sets no_new_privs, leaves the helper's session (so it has no
-//     controlling terminal: /dev/tty cannot be opened), applies Landlock,
-//     changes directory and execs, or writes on the report pipe what
-//     failed;
+//     controlling terminal: /dev/tty cannot be opened), applies Landlock
+//     and the seccomp filter (seccomp_linux.go), changes directory and
+//     execs, or writes on the report pipe what failed;
 //   - reaps every process of the namespace until the command exits, and
 //     exits with its status (128+signal when killed).
 //
@@ -365,6 +367,10 @@ func forkCommand(a *forkArgs) (pid int, errno syscall.Errno) {
 		if err1 == 0 && a.ruleset >= 0 {
 			report[0] = 1
 			_, _, err1 = syscall.RawSyscall(unix.SYS_LANDLOCK_RESTRICT_SELF, 3, uintptr(a.rulesetFlags), 0)
+		}
+		if err1 == 0 && a.seccomp != nil {
+			report[0] = 5
+			_, _, err1 = syscall.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(a.seccomp)))
 		}
 		if err1 == 0 && a.dir != nil {
 			report[0] = 2

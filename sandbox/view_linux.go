@@ -28,7 +28,8 @@ import (
 // Commands cannot undo it: they hold no capability (dropPrivileges).
 
 // applyView changes this process's mount namespace as described above.
-// Missing paths are skipped: a mount needs a mount point.
+// Missing paths are skipped: a mount needs a mount point (WatchProtected
+// covers those).
 func applyView(hide, protect []string) error {
 	for _, d := range hide {
 		if !exists(d) {
@@ -40,7 +41,9 @@ func applyView(hide, protect []string) error {
 	}
 	for _, p := range protect {
 		real, err := filepath.EvalSymlinks(p)
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			// Nothing to mount on; or a path flower itself cannot reach
+			// (a home directory of another user's), nor can its commands.
 			continue
 		}
 		if err != nil {

@@ -53,3 +53,21 @@ func ReadStats(ctx context.Context, s Store, key string) (Stats, error) {
 	}
 	return StatsOf(entries), nil
 }
+
+// LastSeqer is an optional part of a Store: the Seq of key's newest entry
+// (0 when there is none) in one indexed read. The high-water mark reads it
+// for each session of a lineage at every export, where Stats would decode
+// every response of the session (issue 19: a worker's 64 runs).
+type LastSeqer interface {
+	LastSeq(ctx context.Context, key string) (int64, error)
+}
+
+// ReadLastSeq is s's LastSeq of key: the backend's own query when it has
+// one, else ReadStats's.
+func ReadLastSeq(ctx context.Context, s Store, key string) (int64, error) {
+	if l, ok := s.(LastSeqer); ok {
+		return l.LastSeq(ctx, key)
+	}
+	st, err := ReadStats(ctx, s, key)
+	return st.LastSeq, err
+}

@@ -42,15 +42,28 @@ func Build(entries []store.Entry) []model.Message { return BuildWith(entries, De
 
 // BuildWith returns the model messages of entries, pruned with o.
 func BuildWith(entries []store.Entry, o Options) []model.Message {
+	msgs, _ := build(entries, o, nil)
+	return msgs
+}
+
+// build is BuildWith; a non-nil l is told of each entry and what it became.
+func build(entries []store.Entry, o Options, l *leftOut) ([]model.Message, []Left) {
 	chained, at := chain(entries)
 	p := newPruner(chained, at, o)
 	var msgs []model.Message
 	for i, e := range chained {
-		if m, ok := p.message(index(at, i), e); ok {
+		m, ok := p.message(index(at, i), e)
+		if l != nil {
+			l.see(p, e, m, ok)
+		}
+		if ok {
 			msgs = appendMerged(msgs, m)
 		}
 	}
-	return repair(msgs)
+	if l == nil {
+		return repair(msgs), nil
+	}
+	return repair(msgs), l.left
 }
 
 // index is the index in the session of the i-th chained entry.

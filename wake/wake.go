@@ -98,6 +98,10 @@ type Plan struct {
 	// (store.Run.After), driven after it in this order; Prepare queues
 	// this wake's phrase there too, durable before anything else happens.
 	Queue []store.Run
+	// New is the run Prepare stored for Start with the new run's task or
+	// phrase, before anything is printed: a kill after the banner finds
+	// it in flight, and the next wake finishes it. Drive drives it.
+	New *store.Run
 }
 
 // Check refuses, before the run dir is locked or anything is written, a
@@ -132,12 +136,21 @@ func Prepare(ctx context.Context, s store.Store, runDir, ws string, o Options, n
 	return p, p.keep(ctx, s, now)
 }
 
-// keep makes the words typed on this wake durable before the cut run goes
-// on (issue 22 item 1): a phrase for a run of its own is queued behind the
-// cut run, words for its unfinished clarification are added to it. A kill
+// keep makes the words typed on this wake durable before anything else
+// happens (issue 22 item 1): the task or phrase of a new run is stored as
+// that run, in flight; a phrase for a run of its own is queued behind the
+// cut run; words for its unfinished clarification are added to it. A kill
 // at any later point finds them in the store.
 func (p *Plan) keep(ctx context.Context, s store.Store, now time.Time) error {
 	switch {
+	case p.Cut == nil && p.Action == Start && (p.Task != "" || p.Phrase != ""):
+		r := store.Run{ID: workflow.RunID(now), Workspace: p.Workspace, Status: store.RunInFlight,
+			Task: p.Task, Phrase: p.Phrase, Created: now, Updated: now}
+		if err := s.Commit(ctx, store.Batch{Run: &r}); err != nil {
+			return fmt.Errorf("keep the task %q: %w", p.Task+p.Phrase, err)
+		}
+		p.New = &r
+		return nil
 	case p.Cut == nil:
 		return nil
 	case p.Phrase != "" || p.Task != "":
@@ -260,5 +273,8 @@ func (p Plan) Drive(ctx context.Context, rt *agent.Runtime, opts workflow.Option
 	}
 	// A new run; after a cut one was finished, in the same wake (R3.1).
 	opts.NoRestore, opts.SameWake, opts.Task, opts.Phrase = true, p.Cut != nil, p.Task, p.Phrase
+	if p.New != nil { // stored by Prepare: the engine takes it up
+		opts.NoRestore, opts.RunID = false, p.New.ID
+	}
 	return flow(p.Task, p.Task, p.Phrase).Run(ctx, rt, opts)
 }

@@ -288,3 +288,41 @@ func TestPrepareKeepsTheSaid(t *testing.T) {
 		t.Errorf("the cut run keeps %q", r.Said)
 	}
 }
+
+// TestPrepareKeepsTheTask: the task of a new thread is in the store, as a
+// run in flight, when Prepare returns: before the banner is printed. A
+// kill at any later point leaves it for the next bare wake, which finishes
+// that run with the task. The random-kill soak found the task lost by a
+// kill just after "-> starting in" (3 of 46 kills on the old code).
+func TestPrepareKeepsTheTask(t *testing.T) { // issue 22 item 1
+	ctx := context.Background()
+	ws, s := seed(t, history{})
+	p, err := Prepare(ctx, s, t.TempDir(), ws, Options{Phrase: "write a greeting file"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Action != Start || p.New == nil || p.New.Task != "write a greeting file" {
+		t.Fatalf("the first start: %+v", strip(p))
+	}
+	// killed here: the next wake is bare
+	again, err := Prepare(ctx, s, t.TempDir(), ws, Options{}, time.Now())
+	if err != nil {
+		t.Fatalf("the bare wake after the kill: %v", err)
+	}
+	if again.Action != Finish || again.Cut == nil || again.Cut.ID != p.New.ID || again.Cut.Task != "write a greeting file" {
+		t.Fatalf("the bare wake after the kill: %+v", strip(again))
+	}
+	// Without a kill, Drive drives the run Prepare stored: no second run.
+	rt, err := agent.New(agent.Options{Workspace: ws, Store: s,
+		Provider: anthropic.New(anthropic.Config{APIKey: "test", BaseURL: "http://127.0.0.1:1"})}) // never called: no steps
+	if err != nil {
+		t.Fatal(err)
+	}
+	flow := func(task, said, phrase string) *workflow.Workflow { return workflow.New() }
+	if out := p.Drive(ctx, rt, workflow.Options{RunDir: t.TempDir()}, flow); out.Err != nil || !out.Passed || out.Run != p.New.ID {
+		t.Fatalf("Drive: %+v, want run %s passed", out, p.New.ID)
+	}
+	if runs, _ := s.Runs(ctx, ws); len(runs) != 1 || runs[0].Status != store.RunFinished || runs[0].Task != "write a greeting file" {
+		t.Errorf("runs after the wake: %+v", runs)
+	}
+}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/event"
-	"github.com/flower-run/flower/event/eventlog"
+	"github.com/flower-run/flower/front/web"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
@@ -54,13 +54,13 @@ func (w *Worker) drive(ctx context.Context, r store.Run) error {
 	if plan.Action == wake.Pass {
 		return nil
 	}
-	stream := storedStream(ctx, h.Store(), h.Workspace(), log)
+	stream := web.StoredStream(ctx, h.Store(), h.Workspace(), log) // GET /runs/ID/events reads it
 	sink := func(e event.Event) {
 		if e.Kind != event.Delta { // the whole text follows
 			fmt.Fprintf(log, "%s %s %s\n", time.Now().Format("15:04:05"), e.Kind, e.String())
 		}
 		if stream != nil {
-			stream.publish(e)
+			stream.Publish(e)
 		}
 	}
 	err = h.Start(ctx, flower.StartOptions{Sink: sink, Tools: []tool.Tool{workflow.VerdictTool{}},
@@ -73,7 +73,7 @@ func (w *Worker) drive(ctx context.Context, r store.Run) error {
 	out := h.Drive(ctx, plan, w.o.Drive)
 	stopFollow()
 	if stream != nil {
-		if err := stream.writer.End(); err != nil {
+		if err := stream.End(); err != nil {
 			fmt.Fprintf(log, "flower: %v\n", err)
 		}
 	}
@@ -169,46 +169,6 @@ func (w *Worker) follow(ctx context.Context, h *flower.Host, log io.Writer) (sto
 // notification lost otherwise; at human.DefaultPoll, 64 runs read their
 // journals ~30 times a second for nothing (issue 19).
 const followPoll = 30 * time.Second
-
-// stream is a run's stored event stream (GET /runs/ID/events of any
-// flower serve --runs reads it).
-type stream struct {
-	broker *event.Broker
-	writer *eventlog.Writer
-}
-
-func (s *stream) publish(e event.Event) {
-	s.broker.Publish(e)
-	s.writer.Kick()
-}
-
-// storedStream starts the workspace's stored event stream after the
-// events stored there: read once the workspace is leased, so no other
-// driver numbers on at the same time. Nil when the store keeps no events
-// or cannot say where the stream stands.
-func storedStream(ctx context.Context, s store.Store, ws string, log io.Writer) *stream {
-	events, ok := s.(store.Events)
-	if !ok {
-		return nil
-	}
-	key := store.SideLog(ws, store.EventLog)
-	start, lost, err := eventlog.Resume(ctx, events, key)
-	if err != nil {
-		fmt.Fprintf(log, "flower: events are not stored this time: %v\n", err)
-		return nil
-	}
-	b := event.NewBrokerAt(0, start)
-	w := eventlog.NewWriter(b, key, start)
-	w.OnError = func(err error) { fmt.Fprintf(log, "flower: %v\n", err) }
-	e := &stream{broker: b, writer: w}
-	w.Attach(events)
-	if lost > 0 {
-		e.publish(event.Event{Kind: event.Error, Text: fmt.Sprintf(
-			"the last driver here stopped before storing all its events: those after #%d are lost, and the count goes on from #%d", lost, start+1),
-			Payload: map[string]any{"source": "eventlog", "lost_after": lost}})
-	}
-	return e
-}
 
 // lockedWriter serializes the writes of a run's goroutines to its log.
 type lockedWriter struct {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flower-run/flower"
+	"github.com/flower-run/flower/front/web"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/workflow/starter"
 )
@@ -43,14 +44,8 @@ func AskTimeout(d time.Duration) SubmitOption {
 // is an addition to the thread's task, as flower "..." there (R3.9).
 func Submit(ctx context.Context, s store.Store, ws, task string, opts ...SubmitOption) (store.Run, error) {
 	task = strings.TrimSpace(task)
-	if task == "" {
-		return store.Run{}, invalid(`submit needs a task, e.g. flower submit "fix the flaky test"`)
-	}
-	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
-		return store.Run{}, invalid(fmt.Sprintf("workspace %s: not a directory: workers need it at this path on a shared filesystem", ws))
-	}
-	if err := flower.CheckWorkspace(ws); err != nil {
-		return store.Run{}, invalid(err.Error())
+	if err := CheckSubmit(ws, task); err != nil {
+		return store.Run{}, err
 	}
 	now := time.Now()
 	r := store.Run{ID: RunID(now), Workspace: ws, Status: store.RunInFlight, Created: now, Updated: now}
@@ -66,6 +61,39 @@ func Submit(ctx context.Context, s store.Store, ws, task string, opts ...SubmitO
 		return store.Run{}, fmt.Errorf("submit: %w", err)
 	}
 	return r, nil
+}
+
+// Submitter is Submit on db in the shape of web.Runs' Submit (POST
+// /runs, flower submit): askTimeout nil leaves the run's questions to the
+// worker's AskTimeout, and an invalid submission is the request's fault
+// (web.Invalid, wrapping ErrInvalid).
+func Submitter(db store.Store) func(ctx context.Context, ws, task string, askTimeout *float64) (store.Run, error) {
+	return func(ctx context.Context, ws, task string, askTimeout *float64) (store.Run, error) {
+		var opts []SubmitOption
+		if askTimeout != nil {
+			opts = append(opts, AskTimeout(time.Duration(*askTimeout*float64(time.Second))))
+		}
+		r, err := Submit(ctx, db, ws, task, opts...)
+		if errors.Is(err, ErrInvalid) {
+			return r, web.Invalid(err)
+		}
+		return r, err
+	}
+}
+
+// CheckSubmit refuses what Submit would refuse of ws and task, with an
+// error wrapping ErrInvalid, before any database is touched.
+func CheckSubmit(ws, task string) error {
+	if strings.TrimSpace(task) == "" {
+		return invalid(`submit needs a task, e.g. flower submit "fix the flaky test"`)
+	}
+	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+		return invalid(fmt.Sprintf("workspace %s: not a directory: workers need it at this path on a shared filesystem", ws))
+	}
+	if err := flower.CheckWorkspace(ws); err != nil {
+		return invalid(err.Error())
+	}
+	return nil
 }
 
 // RunID is a run id as the engine makes them: time, then 6 hex digits.

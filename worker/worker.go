@@ -59,7 +59,7 @@ type Options struct {
 	Poll, MaxPoll time.Duration
 	// AskTimeout is how long a question waits for an answer through
 	// flower serve --runs when the run was submitted without one (0:
-	// unattended).
+	// unattended; flower worker's default is DefaultAskTimeout).
 	AskTimeout time.Duration
 	// Model, IdleTimeout, NoTrim and Secrets are flower.Options'.
 	Model       string
@@ -75,6 +75,12 @@ type Options struct {
 	// Clock is the time the worker waits on; nil is the real one.
 	Clock Clock
 }
+
+// DefaultAskTimeout is how long a question of a worker's run waits for an
+// answer through flower serve --runs: long enough for someone watching a
+// dashboard to answer, short enough that a run nobody watches holds its
+// worker's slot for minutes, not the half hour a terminal waits.
+const DefaultAskTimeout = 10 * time.Minute
 
 // A Clock tells time and waits: the worker's waits go through it, so a
 // test can step them.

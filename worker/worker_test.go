@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/flower-run/flower"
+	"github.com/flower-run/flower/event/eventlog"
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
@@ -381,5 +382,59 @@ func TestPoolSize(t *testing.T) {
 	}
 	if total := 2 * (worker.PoolSize(32) + 2); total > 40 {
 		t.Errorf("two workers of 32 runs: %d connections, want at most 40", total)
+	}
+}
+
+// TestWorkerStoresEvents: a driven run's events are kept in the store's
+// event log in order (deltas are not stored) and ended cleanly, as GET
+// /runs/ID/events of any flower serve --runs reads them; the worker keeps
+// them with front/web's Stream, the one stored stream (issue 19).
+func TestWorkerStoresEvents(t *testing.T) {
+	url := pgtest.URL(t)
+	fakeModel(t, 0)
+	db := open(t, url)
+	runs := submit(t, db, 1)
+	w := start(t, worker.Options{DB: open(t, url), Concurrency: 1})
+	until(t, "the run finishes", finished(t, db, runs))
+	w.stop()
+	ctx := context.Background()
+	key := store.SideLog(runs[0].Workspace, store.EventLog)
+	got, err := eventlog.Reader{Log: db, Stream: key}.After(ctx, 0, 0)
+	if err != nil || len(got) < 5 {
+		t.Fatalf("%d stored events, %v\n%s", len(got), err, w.out)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].Seq <= got[i-1].Seq {
+			t.Fatalf("seq %d after %d", got[i].Seq, got[i-1].Seq)
+		}
+	}
+	last := got[len(got)-1].Seq
+	start, lost, err := eventlog.Resume(ctx, db, key)
+	if err != nil || lost != 0 || start < last {
+		t.Errorf("resume at %d (lost %d, %v) after #%d: the stream did not end cleanly", start, lost, err, last)
+	}
+}
+
+// TestSubmitter: flower submit and POST /runs queue through one
+// Submitter: the ask timeout given is the run's, none leaves it to the
+// worker, and an invalid submission wraps ErrInvalid (issue 19: it was
+// a closure in cmd/flower).
+func TestSubmitter(t *testing.T) {
+	db := open(t, pgtest.URL(t))
+	ctx := context.Background()
+	submit := worker.Submitter(db)
+	secs := 90.0
+	r, err := submit(ctx, t.TempDir(), "write hello.txt", &secs)
+	if err != nil || r.AskTimeout == nil || *r.AskTimeout != 90 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if got, ok, err := db.Run(ctx, r.ID); err != nil || !ok || got.AskTimeout == nil || *got.AskTimeout != 90 {
+		t.Errorf("stored %+v %v %v", got, ok, err)
+	}
+	if r, err := submit(ctx, t.TempDir(), "x", nil); err != nil || r.AskTimeout != nil {
+		t.Errorf("no timeout: %+v %v", r, err)
+	}
+	if _, err := submit(ctx, "/", "x", nil); !errors.Is(err, worker.ErrInvalid) {
+		t.Errorf("/: %v", err)
 	}
 }

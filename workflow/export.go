@@ -41,7 +41,7 @@ func ExportLineage(ctx context.Context, s store.Store, runDir, ws string) error 
 	if err := writeLineage(runDir, ws, l); err != nil {
 		return err
 	}
-	return WriteMark(ctx, s, runDir, ws)
+	return writeMark(ctx, s, runDir, ws, nil, &l)
 }
 
 // writeLineage writes lineage.json of ws from l.
@@ -73,7 +73,7 @@ func ExportManifest(ctx context.Context, s store.Store, runDir, ws string) error
 	if err := writeJSON(filepath.Join(runDir, ManifestFile), rows); err != nil {
 		return err
 	}
-	return WriteMark(ctx, s, runDir, ws)
+	return writeMark(ctx, s, runDir, ws, rows, nil)
 }
 
 // workspaceRows are the manifest rows of ws (see ExportManifest).

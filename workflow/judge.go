@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/flower-run/flower/agent"
-	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/resume"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/tool"
@@ -145,8 +144,8 @@ func (r *runner) verdict(ctx context.Context) (Verdict, *agent.Result, error) {
 	if err := r.begin(ctx, judgeStep, row, plan{session: resume}); err != nil {
 		return Verdict{}, nil, err
 	}
-	r.emit(event.Event{Kind: event.Step, Text: r.header(len(r.w.Steps), fmt.Sprintf("judge round %d", r.run.Round), "fresh eyes"),
-		Payload: r.stepPayload(len(r.w.Steps), row, false, map[string]any{"judge": true})})
+	r.emit(r.stepEvent(len(r.w.Steps), row, fmt.Sprintf("judge round %d", r.run.Round), "fresh eyes", false,
+		map[string]any{"judge": true}))
 	res := r.rt.Run(ctx, j.Spec, prompt, agent.RunOptions{Resume: resume, Sink: r.stepSink(row), With: r.bindJudge()})
 	if err := r.reload(ctx); err != nil {
 		return Verdict{}, nil, err

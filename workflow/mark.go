@@ -35,7 +35,21 @@ type Mark struct {
 
 // ReadMark reads the store's state of ws now, as a mark.
 func ReadMark(ctx context.Context, s store.Store, ws string) (Mark, error) {
-	m := Mark{Workspace: ws, Sessions: map[string]int64{}}
+	rows, err := workspaceRows(ctx, s, ws)
+	if err != nil {
+		return Mark{}, err
+	}
+	l, err := s.Lineage(ctx, ws)
+	if err != nil {
+		return Mark{}, err
+	}
+	return markOf(ctx, s, ws, len(rows), l)
+}
+
+// markOf completes a mark of ws from the manifest rows and the lineage an
+// export has just read: an export reads each of them once.
+func markOf(ctx context.Context, s store.Store, ws string, results int, l store.Lineage) (Mark, error) {
+	m := Mark{Workspace: ws, Results: results, Thread: l.Thread, Woke: l.Woke, Sessions: map[string]int64{}}
 	runs, err := s.Runs(ctx, ws)
 	if err != nil {
 		return m, err
@@ -43,29 +57,33 @@ func ReadMark(ctx context.Context, s store.Store, ws string) (Mark, error) {
 	for _, r := range runs {
 		m.Runs = append(m.Runs, r.ID)
 	}
-	rows, err := workspaceRows(ctx, s, ws)
-	if err != nil {
-		return m, err
-	}
-	m.Results = len(rows)
-	l, err := s.Lineage(ctx, ws)
-	if err != nil {
-		return m, err
-	}
-	m.Thread, m.Woke = l.Thread, l.Woke
 	for _, id := range l.Steps {
-		st, err := store.ReadStats(ctx, s, store.SessionKey(ws, id))
+		seq, err := store.ReadLastSeq(ctx, s, store.SessionKey(ws, id))
 		if err != nil {
 			return m, err
 		}
-		m.Sessions[id] = st.LastSeq
+		m.Sessions[id] = seq
 	}
 	return m, nil
 }
 
-// WriteMark records the store's state of ws in the run dir's mark.
-func WriteMark(ctx context.Context, s store.Store, runDir, ws string) error {
-	m, err := ReadMark(ctx, s, ws)
+// writeMark records the store's state of ws in the run dir's mark, given
+// the manifest rows and the lineage the caller read (nil: read them).
+func writeMark(ctx context.Context, s store.Store, runDir, ws string, rows []Row, l *store.Lineage) error {
+	var err error
+	if rows == nil {
+		if rows, err = workspaceRows(ctx, s, ws); err != nil {
+			return fmt.Errorf("high-water mark: %w", err)
+		}
+	}
+	if l == nil {
+		read, err := s.Lineage(ctx, ws)
+		if err != nil {
+			return fmt.Errorf("high-water mark: %w", err)
+		}
+		l = &read
+	}
+	m, err := markOf(ctx, s, ws, len(rows), *l)
 	if err != nil {
 		return fmt.Errorf("high-water mark: %w", err)
 	}
@@ -89,7 +107,7 @@ func (e *DamageError) Error() string {
 // older flower) or one of another workspace checks nothing.
 func CheckMark(ctx context.Context, s store.Store, runDir, ws string) error {
 	path := filepath.Join(runDir, MarkFile)
-	was, ok, err := markOf(path, ws)
+	was, ok, err := readMarkFile(path, ws)
 	if err != nil || !ok {
 		return err
 	}
@@ -138,7 +156,7 @@ func lost(was, now Mark) []string {
 // (store.Mover), so the mark still says how much the store held.
 func MoveMark(runDir, from, to string) error {
 	path := filepath.Join(runDir, MarkFile)
-	m, ok, err := markOf(path, from)
+	m, ok, err := readMarkFile(path, from)
 	if err != nil || !ok {
 		return err
 	}
@@ -146,10 +164,10 @@ func MoveMark(runDir, from, to string) error {
 	return writeJSON(path, m)
 }
 
-// markOf reads the mark at path; ok is false when there is none, or it
+// readMarkFile reads the mark at path; ok is false when there is none, or it
 // is torn (by hand) or another workspace's than ws: the next export
 // writes it again.
-func markOf(path, ws string) (m Mark, ok bool, err error) {
+func readMarkFile(path, ws string) (m Mark, ok bool, err error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return m, false, nil

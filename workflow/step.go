@@ -32,8 +32,7 @@ func (r *runner) step(ctx context.Context, i int, st Step) (*agent.Result, error
 	}
 	cut := r.cut(st.Name)
 	if st.Frozen != nil && !cut && st.Frozen() {
-		r.emit(event.Event{Kind: event.Step, Text: r.header(i, st.Name, "frozen, skipped"),
-			Payload: r.stepPayload(i, st.Name, false, map[string]any{"skipped": true})})
+		r.emit(r.stepEvent(i, st.Name, st.Name, "frozen, skipped", false, map[string]any{"skipped": true}))
 		return nil, r.markDone(ctx, st.Name)
 	}
 	row, p := st.Name, r.planStep(st)
@@ -95,7 +94,7 @@ func (r *runner) sessionOf(step string) string {
 	if id := r.ran[step]; id != "" {
 		return id
 	}
-	if !r.w.Continuous || r.dead[step] {
+	if r.w.Fresh || r.dead[step] {
 		return ""
 	}
 	return r.lineage.Steps[step]
@@ -111,8 +110,7 @@ func (r *runner) attempt(ctx context.Context, i int, st Step, row string, p plan
 	if p.connected {
 		how = "connected"
 	}
-	r.emit(event.Event{Kind: event.Step, Text: r.header(i, row, how),
-		Payload: r.stepPayload(i, row, p.connected, nil)})
+	r.emit(r.stepEvent(i, row, row, how, p.connected, nil))
 	res := r.rt.Run(ctx, st.Spec, p.prompt, agent.RunOptions{Resume: p.session, Fork: p.fork,
 		Sink: r.stepSink(st.Name), With: r.bind(st.Name)})
 	if err := r.reload(ctx); err != nil {
@@ -200,20 +198,18 @@ func stepResult(run, row string, res agent.Result) store.StepResult {
 		Context: res.Context, DurationS: res.End.Sub(res.Start).Seconds()}
 }
 
-// header is a step's title line: n/total and whether it connected (R3.12).
-func (r *runner) header(i int, name, how string) string {
-	return fmt.Sprintf("── %d/%d %s (%s)", i+1, r.total(), name, how)
-}
-
-// stepPayload is a step event's payload: {index, total, resumed, woke} as
-// seed 004 shows, plus the row name.
-func (r *runner) stepPayload(i int, row string, connected bool, extra map[string]any) map[string]any {
+// stepEvent is the event of a step boundary, as seed 004 has it: the text
+// is the step's name (its row), the payload {index, total, resumed, woke}
+// plus the row, and header, the title line a terminal shows: n/total and
+// how the step starts (R3.12). title is the name in that line.
+func (r *runner) stepEvent(i int, row, title, how string, connected bool, extra map[string]any) event.Event {
 	p := map[string]any{"step": row, "index": i + 1, "n": i + 1, "total": r.total(),
-		"resumed": connected, "connected": connected, "woke": r.lineage.Woke}
+		"resumed": connected, "connected": connected, "woke": r.lineage.Woke,
+		"header": fmt.Sprintf("── %d/%d %s (%s)", i+1, r.total(), title, how)}
 	for k, v := range extra {
 		p[k] = v
 	}
-	return p
+	return event.Event{Kind: event.Step, Text: row, Payload: p}
 }
 
 // total counts the judge as a step.

@@ -66,9 +66,13 @@ type Judge struct {
 type Workflow struct {
 	Steps []Step
 	Judge *Judge
-	// Continuous continues each step's lineage session across processes
-	// (R3.5). New sets it; false gives fresh sessions every process.
-	Continuous bool
+	// Fresh gives every step a new session in every process. The zero
+	// value is continuous, as seed 000's Workflow.continuous defaults to
+	// true (R3.5): each step continues its lineage session across
+	// processes, so a struct literal connects like New. Go has no field
+	// defaults, hence the opt-out spelled as Fresh instead of
+	// Continuous=false (docs/seeds.md).
+	Fresh bool
 	// OnStep is called after every step attempt, failures included (R6.10).
 	OnStep func(step string, res agent.Result)
 	// Begin is called once the run this process drives is durable, before
@@ -77,9 +81,9 @@ type Workflow struct {
 	Begin func(run store.Run) error
 }
 
-// New returns a continuous workflow of steps. A Workflow built as a
-// struct literal has Continuous false: every process starts fresh sessions.
-func New(steps ...Step) *Workflow { return &Workflow{Steps: steps, Continuous: true} }
+// New returns a (continuous) workflow of steps: the same as
+// &Workflow{Steps: steps}.
+func New(steps ...Step) *Workflow { return &Workflow{Steps: steps} }
 
 // Options are the per-process options of Run.
 type Options struct {

@@ -292,7 +292,7 @@ func TestResumeSemantics(t *testing.T) { // R3.5
 		b := testStep("b")
 		b.ResumeFrom = "a"
 		w := New(testStep("a"), c, b)
-		w.Continuous = continuous
+		w.Fresh = !continuous
 		return w
 	}
 	byStep := func(from int) map[string][]*modeltest.Request {
@@ -349,7 +349,7 @@ func TestResumeSemantics(t *testing.T) { // R3.5
 		t.Errorf("a's first request of run 2 carries %q, want its session's history", got)
 	}
 
-	// Continuous=false: fresh sessions every process.
+	// Fresh (seed 000's continuous=False): fresh sessions every process.
 	mark = f.srv.Count()
 	if out := flow(false).Run(context.Background(), f.runtime(), Options{RunDir: f.runDir}); !out.Passed {
 		t.Fatalf("run 3: %+v", out)

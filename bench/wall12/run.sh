@@ -11,6 +11,9 @@
 #	bare        the bare SDK loop
 #	before      with BEFORE=PATH, that flower binary (say, main's), as
 #	            flower is run: a before/after comparison in one run
+#	dbos        with DBOS_DB=URL (a PostgreSQL database it may own), the
+#	            bare loop made durable with DBOS Transact Go
+#	            (bench/dbos/agent: each model and tool call a step)
 #
 # Every run is checked: 12 turns, 3 Write, 5 Bash and 3 Read calls, and the
 # file they leave. Prints one line per run (wall seconds from bash's clock
@@ -25,7 +28,8 @@
 #	bash bench/wall12/run.sh [ROUNDS]      # default 7; from the repo root
 #
 # Environment: DELAY (default 50ms), VARIANTS (default "flower flower-off
-# bare"), BEFORE (a flower binary, for the variant "before"), OUT (default a new temporary directory, kept: binaries, logs).
+# bare"), BEFORE (a flower binary, for the variant "before"), DBOS_DB (a
+# PostgreSQL database URL, for the variant "dbos"), OUT (default a new temporary directory, kept: binaries, logs).
 # Needs Go and bash; uses /usr/bin/time for CPU and RSS when it is there.
 set -euo pipefail
 root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
@@ -40,6 +44,10 @@ echo "# building into $out" >&2
 go build -o "$out/flower" ./cmd/flower
 go build -o "$out/fake" ./bench/wall12/fake
 go build -o "$out/bare" ./bench/wall12/bare
+if [[ " ${variants[*]} " == *" dbos "* ]]; then
+	: "${DBOS_DB:?the variant dbos needs DBOS_DB=a PostgreSQL database URL}"
+	(cd bench/dbos && go build -o "$out/dbos" ./agent)
+fi
 
 "$out/fake" -delay "$delay" -log -dump "$out/request.json" >"$out/url" 2>"$out/fake.log" &
 fake=$!
@@ -65,6 +73,7 @@ one() {
 	before) cmd=("${BEFORE:?before needs BEFORE=a flower binary}" "${cmd[@]:1}") ;;
 	flower-off) printf 'sandbox:\n  mode: off\n' >"$dir/ws/flower.yaml" ;;
 	bare) cmd=("$out/bare" -request "$out/request.json" "do the task") ;;
+	dbos) cmd=("$out/dbos" -db "$DBOS_DB" -request "$out/request.json" "do the task") ;;
 	esac
 	local timer=()
 	[[ -x /usr/bin/time ]] && timer=(/usr/bin/time -f '%e %U %S %M' -o "$dir/time")
@@ -102,7 +111,7 @@ check() {
 		exit 1
 	fi
 	case $v in
-	bare) grep -q '^bare · 12 turns · Write 3, Bash 5, Read 3$' "$dir/out" ;;
+	bare | dbos) grep -q "^$v · 12 turns · Write 3, Bash 5, Read 3$" "$dir/out" ;;
 	*) grep -q '· 12 turns ·' "$dir/out" && [[ $(grep -c '^  \[Write\]' "$dir/out") == 3 &&
 		$(grep -c '^  \[Bash\]' "$dir/out") == 5 && $(grep -c '^  \[Read\]' "$dir/out") == 3 ]] ;;
 	esac || { echo "$v: its output is not the 12-turn session: see $dir" >&2; exit 1; }
@@ -111,6 +120,7 @@ check() {
 # A warm-up round (not counted): page cache, the request bare copies.
 one flower 0 >/dev/null
 one bare 0 >/dev/null
+if [[ " ${variants[*]} " == *" dbos "* ]]; then one dbos 0 >/dev/null; fi
 
 echo "variant    round  wall-s user  sys   rss-KiB  first-ms span-ms last-ms  write bash  read (ms per turn)" | tee "$out/runs.txt"
 for ((i = 1; i <= rounds; i++)); do

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/wake"
 	"github.com/flower-run/flower/workflow/starter"
@@ -32,7 +33,7 @@ func passedPlan(ctx context.Context, g *globals) (shown string, ok bool) {
 	if err != nil || p.Action != wake.Pass {
 		return "", false
 	}
-	return banner(ws, p.State, s, nil) + instructionsNote(ws) +
+	return flower.Banner(ctx, s, ws, p.State, nil) + flower.InstructionsNote(ws) +
 		fmt.Sprintf("\n✓ run %s passed its verdict\n%s", p.Last.ID, indent(p.Last.Findings)), true
 }
 

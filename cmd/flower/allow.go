@@ -1,11 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -31,55 +29,9 @@ agent cannot approve its own changes.`,
 			if err != nil {
 				return usageErr("--workspace: %v", err)
 			}
-			out := cmd.OutOrStdout()
-			names, diff, err := flower.ConfigChanges(ws)
-			if err != nil {
-				return fail(err)
-			}
-			if len(names) == 0 {
-				fmt.Fprintf(out, "flower: the config of %s is as approved; nothing to do\n", ws)
-				return nil
-			}
-			if !term.Interactive(os.Stdin, out) {
-				return usageErr("flower allow needs a person at a terminal (it shows the diff of %s and asks): run it yourself", strings.Join(names, ", "))
-			}
-			ok, err := askApproval(os.Stdin, out)(diff)
-			if err != nil || !ok {
-				return usageErr("%s: not approved (%v)", strings.Join(names, ", "), orNo(err))
-			}
-			if err := flower.ApproveConfig(ws); err != nil {
-				return fail(err)
-			}
-			fmt.Fprintf(out, "flower: approved %s for %s\n", strings.Join(names, ", "), ws)
-			return nil
+			return fail(flower.Allow(ws, os.Stdin, cmd.OutOrStdout()))
 		},
 	}
-}
-
-func orNo(err error) string {
-	if err != nil {
-		return err.Error()
-	}
-	return "the answer was not yes"
-}
-
-// askApproval shows the diff and reads y or n from the terminal
-// (term.ReadLine: nothing typed after the answer is taken from the run).
-func askApproval(in io.Reader, out io.Writer) flower.Confirmer {
-	return func(diff string) (bool, error) {
-		fmt.Fprintf(out, "flower: the workspace config changed since it was last approved (the agent can write these files):\n%s", diff)
-		return yesNo(in, out, "Apply these changes?"), nil
-	}
-}
-
-// yesNo asks question at the terminal and reads y or n (term.ReadLine:
-// nothing typed after the answer is taken from the run); no line (the
-// input ended) is no.
-func yesNo(in io.Reader, out io.Writer, question string) bool {
-	fmt.Fprint(out, question+" [y/N] ")
-	line, _ := term.ReadLine(in)
-	a := strings.ToLower(strings.TrimSpace(line))
-	return a == "y" || a == "yes"
 }
 
 // confirmAtStart confirms a changed config before a wake at a terminal;
@@ -92,5 +44,5 @@ func confirmAtStart(g *globals, f *wakeFlags, stdin io.Reader, out io.Writer) er
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
-	return fail(flower.ConfirmConfig(ws, askApproval(stdin, out)))
+	return fail(flower.ConfirmConfig(ws, flower.AskApproval(stdin, out)))
 }

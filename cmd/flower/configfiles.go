@@ -8,10 +8,10 @@ import (
 	"github.com/flower-run/flower/config"
 )
 
-// printFilesRead lists, a line each, the configuration files a run in ws
+// printFilesRead lists, a line each, the configuration files a run
 // reads (issue 21 item 5).
-func printFilesRead(out io.Writer, ws string) {
-	for _, f := range config.FilesRead(ws) {
+func printFilesRead(out io.Writer, files []config.ReadFile) {
+	for _, f := range files {
 		fmt.Fprintf(out, "config     %s (%s)\n", tilde(f.Path), f.What)
 	}
 }

@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/flower-run/flower"
+	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/workflow"
 )
@@ -94,7 +93,7 @@ func readStore(g *globals) (ws string, s store.Store, err error) {
 // v1Hint tells that the run dir's run state is still in an older flower's
 // files: the next wake imports it.
 func v1Hint(runDir string) string {
-	if _, err := os.Stat(filepath.Join(runDir, "state.json")); err == nil {
+	if flower.OlderState(runDir) {
 		return " (its run state was written by an older flower: the next flower imports it)"
 	}
 	return ""
@@ -150,10 +149,7 @@ func reset(ctx context.Context, g *globals, yes bool, in io.Reader, out io.Write
 		return err
 	}
 	confirm := func() bool {
-		fmt.Fprintf(out, "This abandons the runs in flight in %s (sessions, lineage and manifest stay) and moves an incompatible sessions.db aside. Continue? [y/N] ", g.runDir)
-		line, _ := bufio.NewReader(in).ReadString('\n')
-		a := strings.ToLower(strings.TrimSpace(line))
-		return a == "y" || a == "yes"
+		return term.Confirm(in, out, fmt.Sprintf("This abandons the runs in flight in %s (sessions, lineage and manifest stay) and moves an incompatible sessions.db aside. Continue? [y/N] ", g.runDir))
 	}
 	if yes {
 		confirm = nil

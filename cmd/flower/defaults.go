@@ -1,11 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -21,29 +16,20 @@ func configDefaults(cmd *cobra.Command, g *globals) error {
 	if cmd.Flags().Lookup("max-turns") == nil {
 		return nil // not a command that runs agents (status, show...): a broken file must not stop it
 	}
-	cfg, loaded := config.Config{}, false
-	for key, value := range map[string]func(config.Config) (string, bool){
-		"model": func(c config.Config) (string, bool) {
-			return c.Model.Name, c.Model.Name != "" && os.Getenv("FLOWER_MODEL") == ""
-		},
-		"timeout":   func(c config.Config) (string, bool) { return ptr(c.Timeout) },
-		"max-turns": func(c config.Config) (string, bool) { return ptr(c.MaxTurns) },
-		"max-asks":  func(c config.Config) (string, bool) { return ptr(c.MaxAsks) },
-		"rounds":    func(c config.Config) (string, bool) { return ptr(c.Rounds) },
-		"budget":    func(c config.Config) (string, bool) { return ptr(c.Budget) },
-	} {
+	var defaults map[string]string // read once a flag is left out: given all, a broken file does not matter
+	for _, key := range config.DefaultFlags {
 		f := cmd.Flags().Lookup(key)
 		if f == nil || f.Changed {
 			continue
 		}
-		if !loaded {
-			var err error
-			if cfg, err = config.Load(g.workspace); err != nil {
+		if defaults == nil {
+			cfg, err := config.Load(g.workspace)
+			if err != nil {
 				return usageErr("%v", err)
 			}
-			loaded = true
+			defaults = cfg.FlagDefaults()
 		}
-		if v, ok := value(cfg); ok {
+		if v, ok := defaults[key]; ok {
 			if err := setDefault(f, v); err != nil {
 				return usageErr("%s: %s: %v", config.UserFile(), key, err)
 			}
@@ -59,31 +45,4 @@ func setDefault(f *pflag.Flag, v string) error {
 	}
 	f.Changed = false
 	return nil
-}
-
-func ptr[T any](p *T) (string, bool) {
-	if p == nil {
-		return "", false
-	}
-	return fmt.Sprint(*p), true
-}
-
-// instructionsNote names the instruction files in force, for the banner;
-// "" when there are none.
-func instructionsNote(ws string) string {
-	ins := config.Instructions(ws)
-	if len(ins) == 0 {
-		return ""
-	}
-	names := make([]string, len(ins))
-	for i, in := range ins {
-		names[i] = tilde(in.Path)
-		if strings.HasPrefix(in.Path, config.UserDir()+string(filepath.Separator)) {
-			continue
-		}
-		if rel, err := filepath.Rel(ws, in.Path); err == nil && !strings.HasPrefix(rel, "..") {
-			names[i] = rel
-		}
-	}
-	return "\n   instructions: " + strings.Join(names, ", ")
 }

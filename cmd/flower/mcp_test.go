@@ -7,17 +7,27 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/flower-run/flower/model/modeltest"
 )
 
 // mcpClient runs flower mcp under the Go SDK's client, as Claude Code
 // would run it from its .mcp.json.
-func mcpClient(t *testing.T, env []string) *sdk.ClientSession {
+func mcpClient(t *testing.T, env []string, args ...string) *sdk.ClientSession {
 	t.Helper()
-	cmd := exec.Command(flowerBin, "mcp")
+	cs, _ := mcpProcess(t, env, args...)
+	return cs
+}
+
+// mcpProcess is mcpClient with flower mcp's process.
+func mcpProcess(t *testing.T, env []string, args ...string) (*sdk.ClientSession, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(flowerBin, append([]string{"mcp"}, args...)...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
 	cmd.Stderr = os.Stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, nil)
@@ -26,7 +36,7 @@ func mcpClient(t *testing.T, env []string) *sdk.ClientSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs
+	return cs, cmd
 }
 
 // callText calls a tool and returns its text; isErr reports a tool error.
@@ -88,6 +98,7 @@ func waitEvent(t *testing.T, cs *sdk.ClientSession, dir string, after *int, kind
 type mcpStatus struct {
 	State     string `json:"state"`
 	Run       string `json:"run"`
+	DriverPID int    `json:"driver_pid"`
 	Message   string `json:"message"`
 	Questions []struct {
 		ID       string `json:"id"`
@@ -166,14 +177,15 @@ func TestFlowerMCPServer(t *testing.T) {
 	}
 }
 
-// TestFlowerMCPClientExit ends the client while its task waits for an
-// answer: flower mcp stops the task and exits by itself, and the next
-// flower mcp's task_start finishes the same run.
+// TestFlowerMCPClientExit ends the client, started with
+// --tasks-stop-with-client, while its task waits for an answer: flower mcp
+// stops the task and exits by itself, and the next flower mcp's
+// task_start finishes the same run.
 func TestFlowerMCPClientExit(t *testing.T) {
 	t.Parallel()
 	_, env := fakeModel(t)
 	env = append(env, "HOME="+t.TempDir()) // the same home, so the same run dir, for both servers
-	cs := mcpClient(t, env)
+	cs := mcpClient(t, env, "--tasks-stop-with-client")
 	dir := filepath.Join(t.TempDir(), "proj")
 	if text, isErr := callText(t, cs, "task_start", map[string]any{"directory": dir, "task": "write out.txt"}); isErr {
 		t.Fatalf("task_start: %s", text)
@@ -187,12 +199,154 @@ func TestFlowerMCPClientExit(t *testing.T) {
 		t.Fatalf("flower mcp did not exit cleanly when its client left: %v", err)
 	}
 	cs = mcpClient(t, env)
+	if st := taskStatus(t, cs, dir); st.State != "stopped" || st.Run != asked.Run {
+		t.Errorf("after the client left: %+v, want run %s stopped", st, asked.Run)
+	}
 	if text, isErr := callText(t, cs, "task_start", map[string]any{"directory": dir}); isErr {
 		t.Fatalf("task_start to continue: %s", text)
 	}
-	after = 0
-	waitEvent(t, cs, dir, &after, "")
+	waitEnd(t, cs, dir)
 	if st := taskStatus(t, cs, dir); st.State != "passed" || st.Run != asked.Run {
 		t.Errorf("after the client came back: %+v, want run %s passed", st, asked.Run)
 	}
+}
+
+// playCounting is play whose work step's Bash also appends a line to
+// effect.log: the lines count the effect.
+func playCounting(r *modeltest.Request) modeltest.Turn {
+	turn := play(r)
+	for i, c := range turn.ToolCalls {
+		if c.Name == "Bash" && stepOf(r.System) == "work" {
+			turn.ToolCalls[i].Input = `{"command":"echo ran >> effect.log; cat out.txt"}`
+		}
+	}
+	return turn
+}
+
+// waitEnd follows the task in dir until it ends.
+func waitEnd(t *testing.T, cs *sdk.ClientSession, dir string) {
+	t.Helper()
+	after := taskStatusSeq(t, cs, dir)
+	waitEvent(t, cs, dir, &after, "")
+}
+
+func taskStatusSeq(t *testing.T, cs *sdk.ClientSession, dir string) int {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "task_status", Arguments: map[string]any{"directory": dir}})
+	if err != nil || res.IsError {
+		t.Fatalf("task_status: %v %+v", err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var st struct {
+		LastSeq int `json:"last_seq"`
+	}
+	_ = json.Unmarshal(b, &st)
+	return st.LastSeq
+}
+
+// answerToTheEnd answers the question st shows with the first option and
+// follows the task to its end: run passes, its effect done once.
+func answerToTheEnd(t *testing.T, cs *sdk.ClientSession, dir string, st mcpStatus, run string) {
+	t.Helper()
+	if text, isErr := callText(t, cs, "task_answer", map[string]any{"directory": dir, "id": st.Questions[0].ID, "text": askFirst}); isErr {
+		t.Fatalf("task_answer: %s", text)
+	}
+	waitEnd(t, cs, dir)
+	if st := taskStatus(t, cs, dir); st.State != "passed" || st.Run != run {
+		t.Errorf("at the end: %+v, want run %s passed", st, run)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "effect.log")); string(b) != "ran\n" {
+		t.Errorf("effect.log holds %q, want the effect once", b)
+	}
+}
+
+// askingMCPTask starts a task (playCounting) through flower mcp and waits
+// for its question: env is flower mcp's, server its process, asked the
+// status once the task asks.
+func askingMCPTask(t *testing.T) (env []string, cs *sdk.ClientSession, server *exec.Cmd, dir string, asked mcpStatus) {
+	t.Helper()
+	_, env = fakeModelWith(t, playCounting)
+	env = append(env, "HOME="+t.TempDir()) // the same home, so the same run dir, for every server
+	cs, server = mcpProcess(t, env)
+	dir = filepath.Join(t.TempDir(), "proj")
+	if text, isErr := callText(t, cs, "task_start", map[string]any{"directory": dir, "task": "write out.txt"}); isErr {
+		t.Fatalf("task_start: %s", text)
+	}
+	after := 0
+	waitEvent(t, cs, dir, &after, "ask")
+	asked = taskStatus(t, cs, dir)
+	killTask(t, asked.DriverPID)
+	return env, cs, server, dir, asked
+}
+
+// killTask kills a task's own process if the test left it running.
+func killTask(t *testing.T, pid int) {
+	t.Cleanup(func() { _ = kill(pid) })
+}
+
+// kill SIGKILLs process pid.
+func kill(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
+}
+
+// TestMCPTaskOutlivesClient (issue 23 item 6) starts a task through flower
+// mcp and ends the client while the task waits for an answer: flower mcp
+// exits, the task goes on in its own process, and a new flower mcp's
+// task_status shows it waiting; the answer through the new session
+// finishes the same run, its effect done once.
+func TestMCPTaskOutlivesClient(t *testing.T) {
+	t.Parallel()
+	env, cs, _, dir, asked := askingMCPTask(t)
+	if err := cs.Close(); err != nil {
+		t.Fatalf("flower mcp did not exit cleanly when its client left: %v", err)
+	}
+	cs = mcpClient(t, env)
+	st := taskStatus(t, cs, dir)
+	if st.State != "waiting" || st.Run != asked.Run || st.DriverPID != asked.DriverPID || len(st.Questions) != 1 {
+		t.Fatalf("task_status in a new flower mcp: %+v, want run %s waiting in pid %d", st, asked.Run, asked.DriverPID)
+	}
+	status := exec.Command(flowerBin, "status")
+	status.Dir, status.Env = dir, append([]string{"PATH=" + os.Getenv("PATH")}, env...)
+	if r := ranOf(t, status); r.code != 0 || !strings.Contains(r.stdout, asked.Run) || !strings.Contains(r.stdout, strconv.Itoa(asked.DriverPID)) {
+		t.Errorf("flower status in the task's directory, exit %d, does not name run %s driven by pid %d:\n%s%s", r.code, asked.Run, asked.DriverPID, r.stdout, r.stderr)
+	}
+	answerToTheEnd(t, cs, dir, st, asked.Run)
+}
+
+// TestMCPTaskSurvivesKill SIGKILLs flower mcp while its task waits for an
+// answer: the task goes on, and a new flower mcp sees it waiting. Then
+// its own process is SIGKILLed too: task_status says it stopped,
+// task_start continues the same run, and the effect is done once.
+func TestMCPTaskSurvivesKill(t *testing.T) {
+	t.Parallel()
+	env, cs, server, dir, asked := askingMCPTask(t)
+	if err := server.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cs = mcpClient(t, env)
+	if st := taskStatus(t, cs, dir); st.State != "waiting" || st.Run != asked.Run || st.DriverPID != asked.DriverPID {
+		t.Fatalf("task_status after flower mcp was killed: %+v, want run %s waiting in pid %d", st, asked.Run, asked.DriverPID)
+	}
+	if err := kill(asked.DriverPID); err != nil {
+		t.Fatal(err)
+	}
+	waitEnd(t, cs, dir)
+	if st := taskStatus(t, cs, dir); st.State != "stopped" || st.Run != asked.Run {
+		t.Fatalf("task_status once the task's process was killed: %+v", st)
+	}
+	if text, isErr := callText(t, cs, "task_start", map[string]any{"directory": dir}); isErr {
+		t.Fatalf("task_start to continue: %s", text)
+	}
+	after := taskStatusSeq(t, cs, dir)
+	waitEvent(t, cs, dir, &after, "ask")
+	st := taskStatus(t, cs, dir)
+	killTask(t, st.DriverPID)
+	if st.State != "waiting" || len(st.Questions) != 1 {
+		t.Fatalf("the continued task: %+v", st)
+	}
+	answerToTheEnd(t, cs, dir, st, asked.Run)
 }

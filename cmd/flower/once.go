@@ -47,16 +47,17 @@ prints only the final result, json one object (session_id, result,
 is_error, num_turns, total_cost_usd, duration_ms, usage), stream-json one
 event per line as GET /events serves them, then that object.
 
-Exit codes: 0 done, 1 failed, 2 usage, 130 interrupted (Ctrl-C stops at the
-next message boundary; a second Ctrl-C exits at once).`,
+Exit codes: 0 done, 1 failed, 2 usage, 75 offline longer than
+--offline-timeout, 130 interrupted (Ctrl-C stops at the next message
+boundary; a second Ctrl-C exits at once).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := script.Check(f.format); err != nil {
 				return usageErr("%v", err)
 			}
-			prompt, err := oncePrompt(args, f.file, cmd.InOrStdin())
+			prompt, err := script.Prompt(args, f.file, cmd.InOrStdin())
 			if err != nil {
-				return err
+				return fail(err)
 			}
 			if prompt, err = slashPrompt(g, prompt); err != nil {
 				return err
@@ -132,12 +133,4 @@ func onceExit(ctx context.Context, res agent.Result) error {
 	default:
 		return &exitError{code: exitFailed, err: fmt.Errorf("%s (continue with flower once --resume %s)", res.Error, res.SessionID)}
 	}
-}
-
-// kilo renders a token count as 80.2K.
-func kilo(n int) string {
-	if n < 1000 {
-		return fmt.Sprint(n)
-	}
-	return fmt.Sprintf("%.1fK", float64(n)/1000)
 }

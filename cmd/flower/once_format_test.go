@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/mem"
@@ -132,7 +133,7 @@ func TestOncePromptSources(t *testing.T) {
 				t.Fatalf("exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
 			}
 			if got := srv.Requests()[0].Messages[0].TextOf(); got != tt.want {
-				t.Errorf("prompt: %d bytes %q..., want %d bytes", len(got), clipLine(got, 40), len(tt.want))
+				t.Errorf("prompt: %d bytes %q..., want %d bytes", len(got), term.Clip(got, 40), len(tt.want))
 			}
 		})
 	}

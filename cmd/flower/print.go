@@ -6,10 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/front/headless"
@@ -19,35 +17,27 @@ import (
 
 // printFlags are claude -p's flags (front/headless).
 type printFlags struct {
-	print, verbose, cont, fork, debug, skipPerms bool
-	output, input, resume, sessionID, mode       string
-	promptTool, system, appendSys, schema        string
+	print, verbose, cont, fork, debug            bool
+	resume, sessionID, system, appendSys, schema string
+	hf                                           headless.Flags
 	maxTurns                                     int
 	budget                                       float64
 	cfg                                          headless.Config
 }
 
 // printArgs routes a Claude Code command line (flower -p ..., or the
-// Claude Agent SDK's --output-format stream-json --input-format
-// stream-json ...) to the print command.
+// Claude Agent SDK's) to the print command (headless.Route).
 func printArgs(root *cobra.Command, args []string) []string {
-	if len(args) == 0 {
-		return args
+	isCommand := func(w string) bool {
+		for _, c := range root.Commands() {
+			if c.Name() == w || c.HasAlias(w) {
+				return true
+			}
+		}
+		return w == "help"
 	}
-	for _, c := range root.Commands() {
-		if c.Name() == args[0] || c.HasAlias(args[0]) || args[0] == "help" {
-			return args
-		}
-	}
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		name, _, _ := strings.Cut(a, "=")
-		switch name {
-		case "-p", "--print", "--input-format", "--output-format":
-			return append([]string{"print"}, args...)
-		}
+	if headless.Route(args, isCommand) {
+		return append([]string{"print"}, args...)
 	}
 	return args
 }
@@ -64,15 +54,18 @@ func newPrint(g *globals) *cobra.Command {
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.debug {
-				noteUnknownFlags(cmd.Flags(), os.Args[1:], cmd.ErrOrStderr())
+				known := func(name string) bool {
+					return cmd.Flags().Lookup(name) != nil || newRoot().PersistentFlags().Lookup(name) != nil
+				}
+				headless.NoteIgnored(cmd.ErrOrStderr(), os.Args[1:], known)
 			}
 			return runPrint(cmd.Context(), g, f, args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	fl := cmd.Flags()
 	fl.BoolVarP(&f.print, "print", "p", false, "print the response and exit (Claude Code's headless mode)")
-	fl.StringVar(&f.output, "output-format", "text", "text, json (one object) or stream-json (Claude Code's lines); flower-events: flower's own events")
-	fl.StringVar(&f.input, "input-format", "text", "text (the prompt) or stream-json (user messages and control requests, one per line)")
+	fl.StringVar(&f.hf.Output, "output-format", "text", "text, json (one object) or stream-json (Claude Code's lines); flower-events: flower's own events")
+	fl.StringVar(&f.hf.Input, "input-format", "text", "text (the prompt) or stream-json (user messages and control requests, one per line)")
 	fl.BoolVar(&f.verbose, "verbose", false, "with stream-json: every message (always on in flower)")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the most recent session of this workspace")
 	fl.StringVar(&f.resume, "resume", "", "continue this session (its id, or a unique prefix of it)")
@@ -82,9 +75,9 @@ func newPrint(g *globals) *cobra.Command {
 	fl.StringSliceVar(&f.cfg.Allowed, "allowed-tools", nil, "the same as --allowedTools")
 	fl.StringSliceVar(&f.cfg.Disallowed, "disallowedTools", nil, "permission rules that never run")
 	fl.StringSliceVar(&f.cfg.Disallowed, "disallowed-tools", nil, "the same as --disallowedTools")
-	fl.StringVar(&f.mode, "permission-mode", "default", "default, acceptEdits, plan (no effect runs) or bypassPermissions")
-	fl.BoolVar(&f.skipPerms, "dangerously-skip-permissions", false, "the same as --permission-mode bypassPermissions")
-	fl.StringVar(&f.promptTool, "permission-prompt-tool", "", `"stdio": ask the host (can_use_tool) before an effect no allow rule names`)
+	fl.StringVar(&f.hf.Mode, "permission-mode", "default", "default, acceptEdits, plan (no effect runs) or bypassPermissions")
+	fl.BoolVar(&f.hf.SkipPermissions, "dangerously-skip-permissions", false, "the same as --permission-mode bypassPermissions")
+	fl.StringVar(&f.hf.PromptTool, "permission-prompt-tool", "", `"stdio": ask the host (can_use_tool) before an effect no allow rule names`)
 	fl.StringVar(&f.system, "system-prompt", "", "replace flower's system prompt")
 	fl.StringVar(&f.appendSys, "append-system-prompt", "", "add to the system prompt")
 	fl.StringVar(&f.schema, "json-schema", "", "a JSON Schema the final answer's JSON must match (result.structured_output)")
@@ -97,56 +90,24 @@ func newPrint(g *globals) *cobra.Command {
 	return cmd
 }
 
-// noteUnknownFlags says which of args' flags fs does not know.
-func noteUnknownFlags(fs *pflag.FlagSet, args []string, w io.Writer) {
-	for _, a := range args {
-		if a == "--" {
-			return
-		}
-		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if strings.HasPrefix(a, "--") && fs.Lookup(name) == nil && flagOfRoot(name) {
-			fmt.Fprintf(w, "flower: debug: Claude Code flag --%s ignored\n", name)
-		}
-	}
-}
-
-// flagOfRoot reports that name is no persistent flag of flower's either.
-func flagOfRoot(name string) bool {
-	return newRoot().PersistentFlags().Lookup(name) == nil
-}
-
 func runPrint(ctx context.Context, g *globals, f *printFlags, args []string, stdin io.Reader, out, errw io.Writer) error {
-	if f.output == "flower-events" {
+	if f.hf.Output == "flower-events" {
 		of := &onceFlags{resume: f.resume, format: script.StreamJSON, maxTurns: f.maxTurns, budget: f.budget}
-		prompt, err := oncePrompt(args, "", stdin)
+		prompt, err := script.Prompt(args, "", stdin)
 		if err != nil {
-			return err
+			return fail(err)
 		}
 		return runOnce(ctx, g, of, prompt, out)
 	}
-	switch f.output {
-	case headless.FormatText, headless.FormatJSON, headless.FormatStreamJSON:
-	default:
-		return usageErr("--output-format %q: use text, json, stream-json or flower-events", f.output)
-	}
-	mode, err := permission.ParseMode(f.mode)
+	mode, err := f.hf.Check()
 	if err != nil {
-		return usageErr("--permission-mode: %v", err)
+		return usageErr("%v", err)
 	}
-	if f.skipPerms {
-		mode = permission.ModeBypass
-	}
-	if f.promptTool != "" && f.promptTool != "stdio" {
-		return usageErr("--permission-prompt-tool %q: flower asks the host over stdio only: use --permission-prompt-tool stdio", f.promptTool)
-	}
-	stream := f.input == "stream-json"
-	if !stream && f.input != "text" {
-		return usageErr("--input-format %q: use text or stream-json", f.input)
-	}
+	stream := f.hf.Input == "stream-json"
 	var prompt string
 	if !stream {
-		if prompt, err = oncePrompt(args, "", stdin); err != nil {
-			return err
+		if prompt, err = script.Prompt(args, "", stdin); err != nil {
+			return fail(err)
 		}
 		if prompt == "" && f.resume == "" && !f.cont {
 			return usageErr(`-p needs a prompt, e.g. flower -p "create hello.txt"`)
@@ -180,8 +141,8 @@ func printSession(ctx context.Context, g *globals, f *printFlags, mode permissio
 		return err
 	}
 	defer h.Close()
-	sess, err := headless.Start(ctx, h, headless.HostOptions{Out: out, Err: errw, Format: f.output, Mode: mode,
-		PromptTool: f.promptTool == "stdio", Debug: f.debug, Resume: f.resume, SessionID: f.sessionID, Continue: f.cont,
+	sess, err := headless.Start(ctx, h, headless.HostOptions{Out: out, Err: errw, Format: f.hf.Output, Mode: mode,
+		PromptTool: f.hf.PromptTool == "stdio", Debug: f.debug, Resume: f.resume, SessionID: f.sessionID, Continue: f.cont,
 		Fork: f.fork, System: f.system, Append: f.appendSys, Schema: f.schema, MaxTurns: f.maxTurns, Budget: f.budget,
 		Version: version()})
 	if err != nil {
@@ -189,7 +150,7 @@ func printSession(ctx context.Context, g *globals, f *printFlags, mode permissio
 	}
 	ctx, stop := interruptible(ctx, h.Runtime(), errw, nil)
 	defer stop()
-	if f.input != "stream-json" {
+	if f.hf.Input != "stream-json" {
 		return onceExit(ctx, sess.Once(ctx, prompt))
 	}
 	last, err := sess.Serve(ctx, stdin)

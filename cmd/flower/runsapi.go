@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,8 +10,8 @@ import (
 	"syscall"
 
 	"github.com/flower-run/flower/front/web"
-	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
+	"github.com/flower-run/flower/worker"
 )
 
 // serveRuns is flower serve --runs: the runs of a database store over
@@ -30,15 +29,7 @@ func serveRuns(ctx context.Context, g *globals, l net.Listener, token string, ou
 		return &exitError{code: exitFailed, err: err}
 	}
 	defer db.Close()
-	submit := func(ctx context.Context, ws, task string, askTimeout *float64) (store.Run, error) {
-		r, err := submitRun(ctx, db, ws, task, askTimeout)
-		var ee *exitError
-		if errors.As(err, &ee) && ee.code == exitUsage {
-			return r, web.Invalid(err)
-		}
-		return r, err
-	}
-	srv, err := web.New(web.Options{Token: token, Runs: &web.Runs{DB: db, Submit: submit}})
+	srv, err := web.New(web.Options{Token: token, Runs: &web.Runs{DB: db, Submit: worker.Submitter(db)}})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

@@ -75,17 +75,8 @@ func TestContainmentThroughTheCLI(t *testing.T) {
 	if pids := proctest.WithArg(marker); len(pids) > 0 {
 		t.Errorf("the setsid grandchild outlived its call: %v", pids)
 	}
-	// Each request after the first answers one call; the view drops old
-	// denials (R4.5), so read each result from the request right after it.
 	reqs := srv.Requests()
-	var results []string
-	for _, req := range reqs[1:] {
-		rs := toolResults(req)
-		results = append(results, rs[len(rs)-1])
-	}
-	if len(results) != 5 {
-		t.Fatalf("%d tool results, want 5: %q", len(results), results)
-	}
+	results := callResults(t, reqs, 5)
 	wantIn(t, "git push", results[0], "deny rule Bash(git push:*) in flower.yaml")
 	if out, _ := exec.Command("git", "-C", remote, "rev-parse", "--verify", "-q", "main").CombinedOutput(); len(bytes.TrimSpace(out)) > 0 {
 		t.Errorf("git push reached the remote: %s", out)
@@ -141,6 +132,23 @@ func TestSetsidDiesWithKilledFlower(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "late")); !os.IsNotExist(err) {
 		t.Errorf("the grandchild wrote after flower died (stat: %v)", err)
 	}
+}
+
+// callResults are the results of the n calls of a script that makes one
+// call per turn. Each request after the first answers one call; the view
+// drops old denials (R4.5), so each result is read from the request right
+// after its call.
+func callResults(t *testing.T, reqs []*modeltest.Request, n int) []string {
+	t.Helper()
+	var results []string
+	for _, req := range reqs[1:] {
+		rs := toolResults(req)
+		results = append(results, rs[len(rs)-1])
+	}
+	if len(results) != n {
+		t.Fatalf("%d tool results, want %d: %q", len(results), n, results)
+	}
+	return results
 }
 
 func wantIn(t *testing.T, what, got string, parts ...string) {

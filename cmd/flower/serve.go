@@ -106,35 +106,14 @@ func serveWakes(ctx context.Context, g *globals, f *wakeFlags, phrase string, ou
 		return usageErr("--workspace: %v", err)
 	}
 	open := func(ctx context.Context) (store.Store, error) { return openEvents(ctx, g) }
-	stream, err := web.OpenStream(ctx, open, ws, logStreamErr)
+	h, stop, err := web.ServeHub(ctx, l, open, ws, web.Options{Token: token}, os.Stderr)
 	if err != nil {
 		return fail(err)
 	}
-	h, err := web.NewHub(l, stream, web.Options{Token: token})
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	sctx, cancel := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	go func() { served <- h.Server().Serve(sctx, l) }()
-	defer func() {
-		cancel()
-		if err := <-served; err != nil {
-			fmt.Fprintln(os.Stderr, "flower:", err)
-		}
-		if err := stream.Finish(context.Background(), open); err != nil {
-			logStreamErr(err)
-		}
-		stream.Broker().Close()
-	}()
+	defer stop()
 	var shown sync.Once // the address is printed once, after the first banner
 	showURL := func() { shown.Do(func() { fmt.Fprintf(out, "flower: open %s\n", h.URL()) }) }
-	fe := frontEnd{sink: h.Sink, attach: func(ctx context.Context, run wakeRun) (func(), error) {
-		detach := h.Attach(web.Wake{Channel: run.ch, Interrupt: run.rt.Interrupt, Oracle: run.oracle.Ask,
-			Banner: run.banner, Number: run.wake, Workspace: run.ws, Store: run.store})
-		showURL()
-		return detach, nil
-	}}
+	fe := frontEnd{Front: h.Front(showURL)}
 	// Ctrl-C, SIGTERM and SIGHUP are received for the whole of flower
 	// serve, so that none arriving between wakes kills it unhandled; while
 	// a wake runs, its own handler acts on them and these are dropped.
@@ -179,8 +158,6 @@ func drain(sig <-chan os.Signal) {
 		}
 	}
 }
-
-func logStreamErr(err error) { fmt.Fprintln(os.Stderr, "flower:", err) }
 
 // openEvents opens the store that keeps the event log, reading only:
 // nil when there is no store yet, or one older than the event log.

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flower-run/flower"
+	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/store"
 )
 
@@ -59,17 +60,9 @@ func runSessions(ctx context.Context, g *globals, asJSON bool, out io.Writer) er
 	fmt.Fprintln(tw, "ID\tSTEP\tSTARTED\tTURNS\tCOST\tSTATUS\tTASK")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t$%.4f\t%s\t%s\n", r.ID, dash(r.Step),
-			r.Started.Local().Format(time.DateTime), r.Turns, r.Cost, r.Status, clipLine(r.Task, 60))
+			r.Started.Local().Format(time.DateTime), r.Turns, r.Cost, r.Status, term.Clip(r.Task, 60))
 	}
 	return tw.Flush()
-}
-
-func clipLine(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // resolveSession is flower.ResolveSession with the CLI's exit codes.

@@ -9,8 +9,8 @@ import (
 )
 
 // TestSessionsShowTheTask: flower sessions names the person's task on the
-// clarify row (not the step prompt's heading), says ok for finished
-// sessions, and --json gives the same rows (issue 23 item 7).
+// clarify row (not the step prompt's heading) and on the rows of the
+// run's other steps, says ok for finished sessions, and --json gives the same rows (issue 23 item 7).
 func TestSessionsShowTheTask(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -34,6 +34,11 @@ func TestSessionsShowTheTask(t *testing.T) {
 	}
 	if got["clarify"].Task != "write a greeting file" || got["once"].Task != "say hello" {
 		t.Errorf("tasks: clarify %q, once %q", got["clarify"].Task, got["once"].Task)
+	}
+	for _, step := range []string{"goals", "work", "judge"} { // the run's task, not flower's instruction
+		if got[step].Task != "write a greeting file" {
+			t.Errorf("the %s row's task is %q", step, got[step].Task)
+		}
 	}
 	table := runFlower(t, dir, nil, "sessions").stdout
 	if !strings.Contains(table, "STATUS") || !strings.Contains(table, "write a greeting file") || strings.Contains(table, "in the person's words") {

@@ -20,7 +20,12 @@ func newShow(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show SESSION",
 		Short: "Print a session's transcript as the model sees it (--raw: every stored entry)",
-		Args:  needs("SESSION id", "flower sessions lists them (a unique prefix of an id will do, e.g. flower show 3f2a)"),
+		Long: `Print a session's transcript as the model sees it now: each message under
+its role, tool calls as [Tool] input, results under an arrow. A line starting
+with · marks what that view leaves out, where it happened: an older denied
+call, a failed model call, a call cut before it finished. --raw prints every
+stored entry as one JSON line, bookkeeping included.`,
+		Args: needs("SESSION id", "flower sessions lists them (a unique prefix of an id will do, e.g. flower show 3f2a)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runShow(cmd.Context(), g, args[0], raw, cmd.OutOrStdout())
 		},
@@ -66,7 +71,8 @@ func runShow(ctx context.Context, g *globals, id string, raw bool, out io.Writer
 		}
 		return nil
 	}
-	term.Transcript(out, view.Build(entries))
+	msgs, left := view.BuildLeft(entries, view.Default)
+	term.Transcript(out, msgs, left...)
 	return nil
 }
 

@@ -61,7 +61,7 @@ func findProject(g *globals, stdin io.Reader, out io.Writer) error {
 	var ask flower.Adopter
 	if stdin != nil && term.Interactive(stdin, out) {
 		ask = func(from string) (bool, error) {
-			return yesNo(stdin, out, fmt.Sprintf("flower: this project was at %s and left its runs and sessions there. Take them over here?", tilde(from))), nil
+			return term.Confirm(stdin, out, fmt.Sprintf("flower: this project was at %s and left its runs and sessions there. Take them over here? [y/N] ", tilde(from))), nil
 		}
 	}
 	u, err := g.storeURL()

@@ -1,17 +1,15 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 
-	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/front/web"
 )
 
 // steered makes fe, the front end of a wake on a database store, also
 // steerable from any flower serve --runs attached to that database
-// (web.Steering); storeEvents keeps the wake's events in the store, as
+// (web.Steering.Wrap); storeEvents keeps the wake's events in the store, as
 // flower serve keeps its own. On SQLite nothing else can reach the run:
 // fe is returned as it is.
 func steered(g *globals, fe frontEnd, storeEvents bool) frontEnd {
@@ -22,17 +20,6 @@ func steered(g *globals, fe frontEnd, storeEvents bool) frontEnd {
 	if err != nil {
 		return fe
 	}
-	st := web.NewSteering(ws, storeEvents, os.Stderr)
-	inner, attach := fe.sink, fe.attach
-	fe.sink = func(e event.Event) { inner(e); st.Publish(e) }
-	fe.attach = func(ctx context.Context, run wakeRun) (func(), error) {
-		stop := st.Attach(ctx, run.ch, run.rt.Interrupt, run.store)
-		detach, err := attach(ctx, run)
-		if err != nil {
-			stop()
-			return nil, err
-		}
-		return func() { detach(); stop() }, nil
-	}
+	fe.Front = web.NewSteering(ws, storeEvents, os.Stderr).Wrap(fe.Front)
 	return fe
 }

@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/flower-run/flower"
 )
 
 // notACommand refuses a one-word task that looks like a mistyped command:
@@ -58,21 +59,8 @@ func distance(a, b string) int {
 	return prev[len(b)]
 }
 
-// version is the module version flower was built from ("(devel)" for a
-// build of a checkout), with the VCS revision when the build recorded one.
-func version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := info.Main.Version
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-	}
-	return v
-}
+// version is the version flower was built from (flower.Version).
+var version = flower.Version
 
 func newVersion() *cobra.Command {
 	return &cobra.Command{

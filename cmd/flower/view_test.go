@@ -38,15 +38,7 @@ func TestAgentCannotRewriteItsConfig(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(projectsOf(t, state), "sessions.db")); err != nil {
 		t.Fatalf("the store is not where the test looked: %v", err)
 	}
-	reqs := srv.Requests()
-	var results []string
-	for _, req := range reqs[1:] {
-		rs := toolResults(req)
-		results = append(results, rs[len(rs)-1])
-	}
-	if len(results) != 4 {
-		t.Fatalf("%d tool results, want 4: %q", len(results), results)
-	}
+	results := callResults(t, srv.Requests(), 4)
 	wantIn(t, "Write flower.yaml", results[0], "protected configuration")
 	wantIn(t, "Bash flower.yaml", results[1], "Read-only file system")
 	if _, err := os.Stat(filepath.Join(dir, "inside")); err != nil {

@@ -8,18 +8,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/flower-run/flower"
+	"github.com/flower-run/flower/agent"
+	"github.com/flower-run/flower/front/script"
 	"github.com/flower-run/flower/front/term"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
-	"github.com/flower-run/flower/tool"
 	"github.com/flower-run/flower/wake"
-	"github.com/flower-run/flower/workflow"
-	"github.com/flower-run/flower/workflow/starter"
 )
 
 // wakeFlags are the flags of flower [TASK].
@@ -47,9 +45,9 @@ func wakeTerminal(ctx context.Context, g *globals, f *wakeFlags, phrase string, 
 	if err := confirmAtStart(g, f, stdin, out); err != nil {
 		return err
 	}
-	phrase, err := wakeTask(phrase, f.taskFile, stdin)
+	phrase, err := script.Task(phrase, f.taskFile, stdin)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	f.taskFile = "" // read: wakeWith takes the phrase
 	if phrase == "" && !f.fresh && f.runID == "" && !f.noRestore && !f.recheck && term.Interactive(stdin, out) {
@@ -75,8 +73,8 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
-	if phrase, err = wakeTask(phrase, f.taskFile, os.Stdin); err != nil {
-		return err
+	if phrase, err = script.Task(phrase, f.taskFile, os.Stdin); err != nil {
+		return fail(err)
 	}
 	if err := findProject(g, nil, out); err != nil { // serve's wakes: no one to ask
 		return err
@@ -125,10 +123,9 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	if err != nil {
 		return wakeErr(err, ws)
 	}
-	st, cut, s := plan.State, plan.Cut, h.Store()
 	if plan.Action == wake.Pass {
-		fmt.Fprintln(out, banner(ws, st, s, nil))
-		if err := wake.CountWake(ctx, s, g.runDir, ws); err != nil {
+		fmt.Fprintln(out, flower.Banner(ctx, h.Store(), ws, plan.State, nil))
+		if err := wake.CountWake(ctx, h.Store(), g.runDir, ws); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(out, "✓ run %s passed its verdict: nothing to continue\n%s\n"+
@@ -136,40 +133,14 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 			plan.Last.ID, indent(term.Clean(plan.Last.Findings)))
 		return nil
 	}
-	err = h.Start(ctx, flower.StartOptions{Sink: fe.sink, Tools: []tool.Tool{workflow.VerdictTool{}},
-		Human: &flower.HumanOptions{MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout)}})
-	if err != nil {
-		return fail(err)
-	}
-	rt := h.Runtime()
-	line := banner(ws, st, s, cut) + "  · " + h.Backend().Describe() + instructionsNote(ws)
-	fmt.Fprintln(out, line)
-	if !st.Waking && strings.TrimSpace(st.Brief) != "" {
-		fmt.Fprintf(out, "note: ignored %s: it lacks its four sections (%s)\n", starter.BriefPath, strings.Join(starter.BriefSections, ", "))
-	}
-	ctx, stop := interruptible(ctx, rt, os.Stderr, fe.firstCtrlC)
-	defer stop()
-	var startOver atomic.Bool
-	restart := func() {
-		startOver.Store(true)
-		fmt.Fprintln(out, "flower: /new: stopping at the next message boundary, then archiving this thread")
-		rt.Interrupt("")
-	}
-	detach, err := fe.attach(ctx, wakeRun{ch: h.Channel(), rt: rt, oracle: h.Oracle(), banner: line, wake: st.Woke + 1, ws: tilde(ws),
-		store: s, startOver: restart})
-	if err != nil {
-		return err
-	}
-	defer detach()
-	outc := h.Drive(ctx, plan, flower.DriveOptions{Rounds: judgeRounds(f.rounds), MaxTurns: f.maxTurns, Budget: f.budget, Recheck: f.recheck})
-	if startOver.Load() {
-		if err := h.Archive(ctx); err != nil {
-			return fail(err)
-		}
-		fmt.Fprintf(out, "archived this thread under %s: start the next one with flower \"task\"\n", filepath.Join(tilde(ws), starter.ArchiveDir))
-		return nil
-	}
-	return wakeExit(ctx, outc, rt.TotalCost(), out)
+	_, err = h.Wake(ctx, plan, flower.WakeOptions{Front: fe.Front, Out: out,
+		Human: flower.HumanOptions{MaxAsks: maxAsks(f.maxAsks), Timeout: timeout(f.timeout)},
+		Drive: flower.DriveOptions{Rounds: judgeRounds(f.rounds), MaxTurns: f.maxTurns, Budget: f.budget, Recheck: f.recheck},
+		Guard: func(ctx context.Context, rt *agent.Runtime) (context.Context, func()) {
+			return interruptible(ctx, rt, os.Stderr, fe.firstCtrlC)
+		},
+		Ended: func(w flower.Woke) error { return wakeExit(w, out) }})
+	return fail(err)
 }
 
 // wakeErr shows a refused wake as a usage error, anything else as a failure.
@@ -212,12 +183,16 @@ func timeout(s float64) time.Duration {
 	return human.TimeoutFromSeconds(&s)
 }
 
-func wakeExit(ctx context.Context, o workflow.Outcome, cost float64, out io.Writer) error {
+// wakeExit says how a wake ended and exits with it.
+func wakeExit(w flower.Woke, out io.Writer) error {
+	o, cost := w.Outcome, w.Cost
 	switch {
+	case w.Archived:
+		return nil
 	case o.Passed:
 		fmt.Fprintf(out, "\n✓ verdict passed · run %s · %s\n", o.Run, model.USD(cost))
 		return nil
-	case o.Interrupted || ctx.Err() != nil:
+	case o.Interrupted || w.Stopped:
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("stopped: run flower again here to continue where it stopped")}
 	case errors.Is(o.Err, store.ErrBusy):
 		return &exitError{code: exitFailed, err: o.Err}
@@ -228,34 +203,4 @@ func wakeExit(ctx context.Context, o workflow.Outcome, cost float64, out io.Writ
 	}
 	fmt.Fprintf(out, "\n✗ verdict failed after the last round · run %s · %s\n%s\n", o.Run, model.USD(cost), term.Clean(o.Verdict))
 	return &exitError{code: exitFailed, err: fmt.Errorf(`the judge did not pass the work: run flower again to keep working, or flower "what to change"`)}
-}
-
-// banner is the one line a wake starts with (R3.12).
-func banner(ws string, st starter.State, s store.Store, cut *store.Run) string {
-	if !st.Waking && len(st.Steps) == 0 && cut == nil {
-		return "-> starting in " + tilde(ws)
-	}
-	parts := []string{}
-	if cut != nil {
-		parts = append(parts, "finishing run "+cut.ID+" at "+cutStep(cut))
-	}
-	if st.Waking {
-		parts = append(parts, "brief confirmed")
-	}
-	if st.Checks > 0 {
-		parts = append(parts, fmt.Sprintf("%d goals", st.Checks))
-	}
-	if c := flower.LastContext(context.Background(), s, ws, st.Steps["work"]); c > 0 {
-		parts = append(parts, "work context "+kilo(c))
-	}
-	parts = append(parts, fmt.Sprintf("wake %d", st.Woke+1))
-	return "<- continuing in " + tilde(ws) + "  " + strings.Join(parts, " · ")
-}
-
-// cutStep names where a cut run stopped.
-func cutStep(r *store.Run) string {
-	if r.Row != "" {
-		return r.Row
-	}
-	return "step " + fmt.Sprint(len(r.Done)+1)
 }

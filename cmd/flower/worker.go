@@ -8,14 +8,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/flower-run/flower"
-	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres"
 	"github.com/flower-run/flower/worker"
 )
@@ -60,47 +57,27 @@ func runSubmit(ctx context.Context, g *globals, task string, askTimeout *float64
 	if u == "" {
 		return usageErr("submit needs the workers' database: pass --store postgres://... or set %s", storeEnv)
 	}
-	if strings.TrimSpace(task) == "" {
-		return usageErr(`submit needs a task, e.g. flower submit "fix the flaky test"`)
-	}
 	ws, err := filepath.Abs(g.workspace)
 	if err != nil {
 		return usageErr("--workspace: %v", err)
 	}
-	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
-		return usageErr("--workspace %s: not a directory: workers need it at this path on a shared filesystem", ws)
-	}
-	if err := flower.CheckWorkspace(ws); err != nil {
-		return usageErr("--%v", err)
+	if err := worker.CheckSubmit(ws, task); err != nil { // before the database is touched
+		return usageErr("%v", err)
 	}
 	db, err := postgres.Open(ctx, u)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
 	defer db.Close()
-	r, err := submitRun(ctx, db, ws, task, askTimeout)
-	if err != nil {
-		return err
+	r, err := worker.Submitter(db)(ctx, ws, task, askTimeout)
+	switch {
+	case errors.Is(err, worker.ErrInvalid):
+		return usageErr("%v", err)
+	case err != nil:
+		return &exitError{code: exitFailed, err: err}
 	}
 	fmt.Fprintln(out, r.ID)
 	return nil
-}
-
-// submitRun queues a run of task in ws (worker.Submit); askTimeout nil:
-// its questions wait as long as the worker says.
-func submitRun(ctx context.Context, db store.Store, ws, task string, askTimeout *float64) (store.Run, error) {
-	var opts []worker.SubmitOption
-	if askTimeout != nil {
-		opts = append(opts, worker.AskTimeout(time.Duration(*askTimeout*float64(time.Second))))
-	}
-	r, err := worker.Submit(ctx, db, ws, task, opts...)
-	switch {
-	case errors.Is(err, worker.ErrInvalid):
-		return store.Run{}, usageErr("%v", err)
-	case err != nil:
-		return store.Run{}, &exitError{code: exitFailed, err: err}
-	}
-	return r, nil
 }
 
 type workerFlags struct {
@@ -108,12 +85,6 @@ type workerFlags struct {
 	poll        time.Duration
 	askTimeout  time.Duration // how long a driven run's question waits (0: unattended)
 }
-
-// defaultAskTimeout is how long a question of a worker's run waits for an
-// answer through flower serve --runs: long enough for someone watching a
-// dashboard to answer, short enough that a run nobody watches holds its
-// worker's slot for minutes, not the half hour a terminal waits.
-const defaultAskTimeout = 10 * time.Minute
 
 func newWorker(g *globals) *cobra.Command {
 	f := &workerFlags{}
@@ -139,7 +110,7 @@ released, so another worker finishes it. Each run's events go to
 	}
 	cmd.Flags().IntVar(&f.concurrency, "concurrency", 1, "runs driven at once")
 	cmd.Flags().DurationVar(&f.poll, "poll", time.Second, "how often to look for runnable runs")
-	cmd.Flags().DurationVar(&f.askTimeout, "ask-timeout", defaultAskTimeout, "how long a question of a run waits for an answer through flower serve --runs (0: unattended)")
+	cmd.Flags().DurationVar(&f.askTimeout, "ask-timeout", worker.DefaultAskTimeout, "how long a question of a run waits for an answer through flower serve --runs (0: unattended)")
 	return cmd
 }
 

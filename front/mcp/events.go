@@ -98,10 +98,15 @@ func kindNames() []string {
 }
 
 // eventsAfter answers task_events at once.
-func (t *task) eventsAfter(q query) (out Events) {
-	out = Events{Events: []Event{}, Last: max(q.after, 0)}
+func (t *task) eventsAfter(q query) Events {
 	evs, gap := t.events.Since(q.after)
-	out.Gap = gap
+	return page(evs, gap, q)
+}
+
+// page is the answer of task_events over evs, the events after q.after;
+// gap says some are no longer kept.
+func page(evs []event.Numbered, gap bool, q query) (out Events) {
+	out = Events{Events: []Event{}, Last: max(q.after, 0), Gap: gap}
 	var shown, left counts
 	defer func() { out.Summary = summary(shown, left) }()
 	for _, n := range evs {

@@ -3,24 +3,50 @@
 // tasks in directories and follows, answers, notes and interrupts them
 // through six tools:
 //
-//	task_start     {directory, task?}            flower "task" in directory (no task: continue)
+//	task_start     {directory, task?, stop_with_client?}  flower "task" in directory (no task: continue)
 //	task_status    {directory}                   state, run, step, questions waiting, cost, turns
-//	task_events    {directory, after?, wait_s?, all?}  the events after seq N (no deltas or usage unless all)
+//	task_events    {directory, after?, kinds?, limit?, wait_s?, all?}  the events after seq N (no deltas or usage unless all)
 //	task_answer    {directory, id, text}         answer a waiting question
 //	task_note      {directory, text}             a note to the agent's inbox
 //	task_interrupt {directory, text?}            stop at the next message boundary (text: continue with it)
 //
-// Each task runs in this process: task_start takes the directory through
-// flower.Open (its lock: one task per directory, and none while another
-// flower works there), Prepare and Start, so what prevents the task comes
-// back as its error; a goroutine of the task's own then Drives the run.
-// Everything durable stays in the directory's run dir, so a task that
-// stops (interrupted, or the client's session ended) continues with
-// task_start again, or with flower in that directory.
+// A task belongs to its directory, not to the client's session: a client
+// (Claude Code) closes its stdio servers when it exits and may SIGTERM,
+// then SIGKILL them, and a person who starts it again tomorrow expects
+// task_status of yesterday's task to answer. So, with Options.Command
+// set (flower mcp's default), task_start runs each task in a flower
+// process of its own (launch, Drive): in a session of its own, its output
+// in the run dir's LogFile. That process takes the directory through
+// flower.Open (the run dir's lock: one driver per directory, never a task
+// twice at once), Prepares and Starts, and says on a pipe whether the
+// task started, so what prevents the task still comes back as
+// task_start's error; then it drives the run to its end. Nothing of the
+// task lives in the server any more: task_status, task_events and the
+// steering tools read and write the directory's store (stored.go), the
+// way flower serve --runs steers any run of a database (web.Stored): the
+// task's process keeps its events in the workspace's stored stream and
+// follows the workspace's human journal (web.Steering). Any flower mcp
+// session, flower status, or flower serve --runs on a database store
+// sees and steers it alike.
 //
-// A task does not outlive the session that serves it: when the client's
-// session ends (stdin closes), Run interrupts every task at its next
-// message boundary and waits for it.
+// The other way, a flower mcp that outlives its stdin, detaches from the
+// client's process group and ignores SIGTERM until its tasks end, was
+// weighed and not taken: it disobeys the client's (and the MCP spec's)
+// way of ending a server, a SIGKILL still takes every task of the session
+// down at once, and a later session still has to reach the tasks through
+// the store. A task's own process costs one flower start per task_start,
+// which is small beside the task.
+//
+// Whatever dies, nothing is lost: the runs are durable. A task whose
+// process was killed shows as stopped; task_start without a task (or
+// flower in that directory) continues it where it stopped, its effects
+// once.
+//
+// The old way remains for a client that wants it (task_start's
+// stop_with_client, flower mcp --tasks-stop-with-client, Options.Command
+// nil, and on Windows, where no pipe is handed down): the task runs in
+// this process, and when the client's session ends (stdin closes) Run
+// interrupts it at its next message boundary and waits for it.
 package mcpserver
 
 import (
@@ -36,6 +62,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flower-run/flower"
+	"github.com/flower-run/flower/front/web"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/wake"
 )
@@ -68,6 +95,12 @@ type Options struct {
 	// Keep is how many events a task keeps for task_events (default
 	// 4000, deltas included).
 	Keep int
+	// Command is the argv of a task's own process: a program that calls
+	// Drive with these Options (flower mcp's is itself with --drive).
+	// Set, each task_start runs its task in a process of its own that
+	// outlives the session; nil (and on Windows), tasks run in this
+	// process and stop when the session ends.
+	Command []string
 }
 
 // Server is flower as an MCP server. Its methods are safe from any
@@ -78,6 +111,10 @@ type Server struct {
 
 	mu    sync.Mutex       // guards tasks
 	tasks map[string]*task // by absolute directory; the last task of each
+
+	// steered: this is a task's own process (Drive), whose task is
+	// steered through the store.
+	steered bool
 }
 
 // New returns a server with its six tools.
@@ -173,6 +210,9 @@ func (s *Server) reserve(dir string) (*task, error) {
 		<-t.done // it has ended: its goroutine is closing the Host
 	}
 	t := newTask(dir, s.opts.Keep)
+	if s.steered {
+		t.steering = web.NewSteering(dir, true, os.Stderr)
+	}
 	s.tasks[dir] = t
 	return t, nil
 }
@@ -233,23 +273,53 @@ func (s *Server) drive(t *task, h *flower.Host, plan wake.Plan) {
 	defer h.Close()
 	defer t.closing()
 	defer t.cut(nil)
+	if t.steering != nil {
+		// Detached before h closes its store, which the stream is kept in.
+		defer t.steering.Attach(t.ctx, h.Channel(), h.Runtime().Interrupt, h.Store())()
+	}
 	o := h.Drive(t.ctx, plan, flower.DriveOptions{Rounds: s.opts.Rounds, MaxTurns: s.opts.MaxTurns, Budget: s.opts.Budget})
 	t.finish(t.ctx, o, h.Runtime().TotalCost())
 }
 
-// get finds the task of a directory.
-func (s *Server) get(directory string) (*task, error) {
+// get finds the task of a directory: the one this process drives, else
+// (nil) the one its store knows, driven elsewhere.
+func (s *Server) get(directory string) (*task, stored, error) {
 	dir, err := absDir(directory)
 	if err != nil {
-		return nil, err
+		return nil, stored{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.tasks[dir]
-	if t == nil {
-		return nil, fmt.Errorf("no task started in %s by this server: task_start first", dir)
+	return s.tasks[dir], s.stored(dir), nil
+}
+
+// startDetached starts the task in a process of its own (launch), unless
+// a process drives the directory already. Its status's last_seq is where
+// the workspace's stored stream stood before: task_events after it shows
+// this task's events.
+func (s *Server) startDetached(ctx context.Context, dir, text string) (Status, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Status{}, fmt.Errorf("directory: %w", err)
 	}
-	return t, nil
+	s.mu.Lock()
+	if t := s.tasks[dir]; t != nil && t.running() {
+		s.mu.Unlock()
+		return Status{}, fmt.Errorf("a task already runs in %s: follow it with task_status and task_events, or stop it with task_interrupt first", dir)
+	}
+	delete(s.tasks, dir) // an ended task of this process: the store says the rest
+	s.mu.Unlock()
+	x := s.stored(dir)
+	before, err := x.status(ctx)
+	switch {
+	case errors.Is(err, errNoTask):
+	case err != nil:
+		return Status{}, err
+	case before.DriverPID != 0:
+		return Status{}, fmt.Errorf("a task already runs in %s (flower pid %d): follow it with task_status and task_events, or stop it with task_interrupt first", dir, before.DriverPID)
+	}
+	st, err := s.launch(ctx, dir, text)
+	st.LastSeq = before.LastSeq
+	return st, err
 }
 
 func absDir(dir string) (string, error) {

@@ -24,7 +24,7 @@ import (
 
 // env gives the test a home of its own and returns the Options of a
 // server whose run dirs live in the test's state directory.
-func env(t *testing.T, model string) mcpserver.Options {
+func env(t testing.TB, model string) mcpserver.Options {
 	t.Helper()
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
@@ -40,7 +40,7 @@ type session struct {
 }
 
 // connect serves a session of s to the SDK's client.
-func connect(t *testing.T, s *mcpserver.Server) *session {
+func connect(t testing.TB, s *mcpserver.Server) *session {
 	t.Helper()
 	ct, st := sdk.NewInMemoryTransports()
 	ran := make(chan error, 1)
@@ -57,7 +57,7 @@ func connect(t *testing.T, s *mcpserver.Server) *session {
 
 // end closes the client's side, as a client that exits does, and waits
 // for Run to have stopped the tasks.
-func (s *session) end(t *testing.T) {
+func (s *session) end(t testing.TB) {
 	t.Helper()
 	_ = s.Close()
 	select {
@@ -76,7 +76,7 @@ func (s *session) end(t *testing.T) {
 
 // call calls a tool; it returns the result's text, and decodes its
 // structured content into out when out is not nil.
-func (s *session) call(t *testing.T, name string, args map[string]any, out any) (text string, isErr bool) {
+func (s *session) call(t testing.TB, name string, args map[string]any, out any) (text string, isErr bool) {
 	t.Helper()
 	res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
@@ -99,7 +99,7 @@ func (s *session) call(t *testing.T, name string, args map[string]any, out any) 
 	return text, res.IsError
 }
 
-func (s *session) status(t *testing.T, dir string) mcpserver.Status {
+func (s *session) status(t testing.TB, dir string) mcpserver.Status {
 	t.Helper()
 	var st mcpserver.Status
 	if text, isErr := s.call(t, "task_status", map[string]any{"directory": dir}, &st); isErr {
@@ -110,7 +110,7 @@ func (s *session) status(t *testing.T, dir string) mcpserver.Status {
 
 // waitState follows the task until it is in one of the states, each
 // look waiting on the server side for the next event.
-func (s *session) waitState(t *testing.T, dir string, want ...string) mcpserver.Status {
+func (s *session) waitState(t testing.TB, dir string, want ...string) mcpserver.Status {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/front/web"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/model"
 	"github.com/flower-run/flower/store"
@@ -37,6 +39,9 @@ type task struct {
 	// the step in flight is recorded as cut.
 	ctx context.Context
 	cut context.CancelCauseFunc
+	// steering, in a task's own process, keeps the events in the store
+	// and follows the journal while the task runs.
+	steering *web.Steering
 
 	// hostMu guards s, the store the goroutine writes through: status
 	// reads the run in flight from it until the goroutine closes it.
@@ -75,6 +80,9 @@ func (t *task) startOptions(o Options) flower.StartOptions {
 // the step and the turns.
 func (t *task) publish(e event.Event) {
 	t.events.Publish(e)
+	if t.steering != nil {
+		t.steering.Publish(e)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch e.Kind {
@@ -202,6 +210,7 @@ type Status struct {
 	CostUSD   float64    `json:"cost_usd" jsonschema:"what the model calls of this task cost so far"`
 	Turns     int        `json:"turns" jsonschema:"model responses so far"`
 	LastSeq   int        `json:"last_seq" jsonschema:"the seq of the newest event (task_events after it waits for the next)"`
+	DriverPID int        `json:"driver_pid,omitempty" jsonschema:"the process that drives the task now, while it runs"`
 	Message   string     `json:"message,omitempty" jsonschema:"how it ended, and what to do next"`
 	Notes     []string   `json:"notes,omitempty" jsonschema:"flower's notices about this task (sandbox, restored notes)"`
 }
@@ -224,7 +233,7 @@ func (t *task) status(ctx context.Context) Status {
 	if st.State != "" {
 		return st
 	}
-	st.State = StateRunning
+	st.State, st.DriverPID = StateRunning, os.Getpid()
 	if rt != nil {
 		st.CostUSD = rt.TotalCost()
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/flower-run/flower/human"
 )
 
 // The tools' descriptions: what a client's model reads to use them.
@@ -14,7 +16,14 @@ const (
 	startDesc = "Start flower on a task in a directory: it clarifies the task (it may ask you questions), sets checkable goals, " +
 		"does the work and has a fresh judge verify it, durable across crashes. Without a task it continues the work in " +
 		"flight there. Returns at once; follow the task with task_status and task_events, answer its questions with " +
-		"task_answer. The task runs inside this MCP server: when your session with it ends (the client exits), the task " +
+		"task_answer. "
+	// What becomes of the task when the session ends, as this server runs
+	// tasks.
+	detachedDesc = "The task runs in a process of its own and goes on when your session ends; a later session " +
+		"follows and steers it with the same tools. With stop_with_client it runs inside this MCP server instead and " +
+		"stops at its next message boundary when your session ends. Nothing is lost either way: a stopped task " +
+		"continues with task_start again without a task (or flower in that directory)."
+	inProcessDesc = "The task runs inside this MCP server: when your session with it ends (the client exits), the task " +
 		"stops at its next message boundary and says so; nothing is lost, and task_start again (or running flower in " +
 		"that directory) continues it where it stopped."
 	statusDesc = "The state of the task in a directory: running, waiting (a question waits for task_answer), passed, " +
@@ -35,8 +44,9 @@ type dirIn struct {
 }
 
 type startIn struct {
-	Directory string `json:"directory" jsonschema:"absolute path of the directory to work in; created if missing"`
-	Task      string `json:"task,omitempty" jsonschema:"what to do; empty continues the work in flight there"`
+	Directory      string `json:"directory" jsonschema:"absolute path of the directory to work in; created if missing"`
+	Task           string `json:"task,omitempty" jsonschema:"what to do; empty continues the work in flight there"`
+	StopWithClient bool   `json:"stop_with_client,omitempty" jsonschema:"run the task inside this MCP server, so that it stops at its next message boundary when your session ends (default: it goes on)"`
 }
 
 type eventsIn struct {
@@ -67,7 +77,11 @@ type Done struct {
 func (s *Server) addTools() {
 	act := &sdk.ToolAnnotations{}
 	read := &sdk.ToolAnnotations{ReadOnlyHint: true}
-	sdk.AddTool(s.mcp, &sdk.Tool{Name: "task_start", Annotations: act, Description: startDesc}, s.startTool)
+	start := startDesc + inProcessDesc
+	if s.detaches() {
+		start = startDesc + detachedDesc
+	}
+	sdk.AddTool(s.mcp, &sdk.Tool{Name: "task_start", Annotations: act, Description: start}, s.startTool)
 	sdk.AddTool(s.mcp, &sdk.Tool{Name: "task_status", Annotations: read, Description: statusDesc}, s.statusTool)
 	sdk.AddTool(s.mcp, &sdk.Tool{Name: "task_events", Annotations: read, Description: eventsDesc}, s.eventsTool)
 	sdk.AddTool(s.mcp, &sdk.Tool{Name: "task_answer", Annotations: act, Description: answerDesc}, s.answerTool)
@@ -84,7 +98,19 @@ func (s *Server) startTool(ctx context.Context, _ *sdk.CallToolRequest, in start
 	if err != nil {
 		return nil, Status{}, err
 	}
-	t, err := s.start(ctx, dir, strings.TrimSpace(in.Task))
+	task := strings.TrimSpace(in.Task)
+	if !in.StopWithClient && s.detaches() {
+		st, err := s.startDetached(ctx, dir, task)
+		if err != nil {
+			return nil, Status{}, err
+		}
+		if st.State == StatePassed {
+			return text("%s", st.text()), st, nil
+		}
+		return text("started flower in %s in a process of its own (pid %d), which goes on when this session ends: "+
+			"follow it with task_status and task_events (after %d: this task's events only)", dir, st.DriverPID, st.LastSeq), st, nil
+	}
+	t, err := s.start(ctx, dir, task)
 	if err != nil {
 		return nil, Status{}, err
 	}
@@ -92,20 +118,29 @@ func (s *Server) startTool(ctx context.Context, _ *sdk.CallToolRequest, in start
 	if st.State == StatePassed {
 		return text("%s", st.text()), st, nil
 	}
-	return text("started flower in %s: follow it with task_status and task_events", dir), st, nil
+	return text("started flower in %s: follow it with task_status and task_events; it stops when this session ends", dir), st, nil
 }
 
+// detaches reports whether task_start runs tasks in processes of their
+// own.
+func (s *Server) detaches() bool { return canDetach && len(s.opts.Command) > 0 && !s.steered }
+
 func (s *Server) statusTool(ctx context.Context, _ *sdk.CallToolRequest, in dirIn) (*sdk.CallToolResult, Status, error) {
-	t, err := s.get(in.Directory)
+	t, x, err := s.get(in.Directory)
 	if err != nil {
 		return nil, Status{}, err
 	}
-	st := t.status(ctx)
+	var st Status
+	if t != nil {
+		st = t.status(ctx)
+	} else if st, err = x.status(ctx); err != nil {
+		return nil, Status{}, err
+	}
 	return text("%s", st.text()), st, nil
 }
 
 func (s *Server) eventsTool(ctx context.Context, _ *sdk.CallToolRequest, in eventsIn) (*sdk.CallToolResult, Events, error) {
-	t, err := s.get(in.Directory)
+	t, x, err := s.get(in.Directory)
 	if err != nil {
 		return nil, Events{}, err
 	}
@@ -113,13 +148,24 @@ func (s *Server) eventsTool(ctx context.Context, _ *sdk.CallToolRequest, in even
 	if err != nil {
 		return nil, Events{}, err
 	}
-	return nil, t.wait(ctx, q, time.Duration(in.WaitS*float64(time.Second))), nil
+	wait := time.Duration(in.WaitS * float64(time.Second))
+	if t != nil {
+		return nil, t.wait(ctx, q, wait), nil
+	}
+	evs, err := x.events(ctx, q, wait)
+	return nil, evs, err
 }
 
-func (s *Server) answerTool(_ context.Context, _ *sdk.CallToolRequest, in answerIn) (*sdk.CallToolResult, Done, error) {
-	t, err := s.get(in.Directory)
+func (s *Server) answerTool(ctx context.Context, _ *sdk.CallToolRequest, in answerIn) (*sdk.CallToolResult, Done, error) {
+	t, x, err := s.get(in.Directory)
 	if err != nil {
 		return nil, Done{}, err
+	}
+	if t == nil {
+		if err := x.answer(ctx, in.ID, in.Text); err != nil {
+			return nil, Done{}, err
+		}
+		return text("answered %s: the task reads it within a few seconds", in.ID), Done{OK: true}, nil
 	}
 	ch, err := t.channel()
 	if err != nil {
@@ -132,34 +178,45 @@ func (s *Server) answerTool(_ context.Context, _ *sdk.CallToolRequest, in answer
 		}
 	}
 	if !ch.Answer(in.ID, answer) {
-		return nil, Done{}, fmt.Errorf("question %q is not waiting (answered, timed out, or never asked): task_status lists the questions waiting", in.ID)
+		return nil, Done{}, notWaiting(in.ID)
 	}
 	return text("answered %s: %s", in.ID, answer), Done{OK: true}, nil
 }
 
-func (s *Server) noteTool(_ context.Context, _ *sdk.CallToolRequest, in textIn) (*sdk.CallToolResult, Done, error) {
+func (s *Server) noteTool(ctx context.Context, _ *sdk.CallToolRequest, in textIn) (*sdk.CallToolResult, Done, error) {
 	if strings.TrimSpace(in.Text) == "" {
 		return nil, Done{}, fmt.Errorf("text is empty: write what the agent should read in its inbox")
 	}
-	t, err := s.get(in.Directory)
+	t, x, err := s.get(in.Directory)
 	if err != nil {
 		return nil, Done{}, err
 	}
-	ch, err := t.channel()
+	if t == nil {
+		err = x.note(ctx, in.Text)
+	} else {
+		var ch *human.Channel
+		if ch, err = t.channel(); err == nil {
+			ch.Send(in.Text)
+		}
+	}
 	if err != nil {
 		return nil, Done{}, err
 	}
-	ch.Send(in.Text)
 	return text("sent: the agent reads it at its next step"), Done{OK: true}, nil
 }
 
-func (s *Server) interruptTool(_ context.Context, _ *sdk.CallToolRequest, in textIn) (*sdk.CallToolResult, Done, error) {
-	t, err := s.get(in.Directory)
+func (s *Server) interruptTool(ctx context.Context, _ *sdk.CallToolRequest, in textIn) (*sdk.CallToolResult, Done, error) {
+	t, x, err := s.get(in.Directory)
 	if err != nil {
 		return nil, Done{}, err
 	}
 	msg := strings.TrimSpace(in.Text)
-	if err := t.stop(msg); err != nil {
+	if t == nil {
+		err = x.interrupt(ctx, msg)
+	} else {
+		err = t.stop(msg)
+	}
+	if err != nil {
 		return nil, Done{}, err
 	}
 	if msg == "" {

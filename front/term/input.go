@@ -41,6 +41,8 @@ type Commands struct {
 	// Closed is called when the input ends (Ctrl-D) after a line was read,
 	// or at once on a terminal.
 	Closed func()
+	// Typed, when set, is told of each line read, before it is handled.
+	Typed func(line string)
 }
 
 // ReadInput reads lines from r until it ends or ctx is done. With a question
@@ -73,6 +75,9 @@ func ReadInput(ctx context.Context, r io.Reader, ch Channel, cmds Commands) {
 				return
 			}
 			read = true
+			if cmds.Typed != nil {
+				cmds.Typed(line)
+			}
 			handleLine(strings.TrimSpace(line), ch, cmds)
 		}
 	}

@@ -41,3 +41,13 @@ func ReadLine(in io.Reader) (string, error) {
 		}
 	}
 }
+
+// Confirm asks question on out and reports whether the line read from in
+// (ReadLine: nothing after it is taken) is y or yes; no line (the input
+// ended) is no.
+func Confirm(in io.Reader, out io.Writer, question string) bool {
+	fmt.Fprint(out, question)
+	line, _ := ReadLine(in)
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes"
+}

@@ -36,3 +36,29 @@ func TestReadLineLeavesTheRest(t *testing.T) {
 		t.Error("end of input before a newline: no error, want one (the person quit)")
 	}
 }
+
+// TestClip: a long line is cut to n runes, the last an ellipsis; a short
+// one is kept (flower sessions' TASK column, the question lines).
+func TestClip(t *testing.T) {
+	if got := term.Clip("héllo wörld", 6); got != "héllo…" {
+		t.Errorf("%q", got)
+	}
+	if got := term.Clip("short", 6); got != "short" {
+		t.Errorf("%q", got)
+	}
+}
+
+// TestConfirm: y or yes (any case) is yes; anything else, or no line, is
+// no; the question is asked once and nothing after the line is read.
+func TestConfirm(t *testing.T) {
+	for in, want := range map[string]bool{"y\n": true, " YES \nrest": true, "n\n": false, "yess\n": false, "": false, "y": false} {
+		var out strings.Builder
+		r := strings.NewReader(in)
+		if got := term.Confirm(r, &out, "go? [y/N] "); got != want || out.String() != "go? [y/N] " {
+			t.Errorf("%q: %v %q, want %v", in, got, out.String(), want)
+		}
+		if in == " YES \nrest" && r.Len() != 4 {
+			t.Errorf("read past the line: %d left", r.Len())
+		}
+	}
+}

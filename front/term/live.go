@@ -22,11 +22,13 @@ type live struct {
 	text     string // streamed text not yet matched by a Text event
 	reason   string // streamed reasoning not yet matched by a Thinking event
 
-	active   bool   // the spinner runs: the model or a tool is at work
-	shown    bool   // the spinner line is on screen
-	held     bool   // the spinner is held while the person types a note
-	stopping bool   // an interrupt is on its way
-	step     string // the step at work
+	active   bool            // the spinner runs: the model or a tool is at work
+	shown    bool            // the spinner line is on screen, the cursor on the line below it
+	typed    int             // rows of a typed line's echo just below our last output, if that was a line
+	asked    map[string]bool // ids of the questions shown and not settled yet
+	held     bool            // the spinner is held while the person types a note
+	stopping bool            // an interrupt is on its way
+	step     string          // the step at work
 	began    time.Time
 	phase    string // what it waits on
 	out      int    // output tokens of the wake so far
@@ -78,6 +80,7 @@ func (r *Renderer) printDelta(s string, thinking bool) {
 		l.text += s
 	}
 	l.est += max(1, len(s)/4) // an estimate until the usage comes
+	l.typed = 0
 	out := modelText(s)
 	if thinking {
 		if !l.open {
@@ -159,7 +162,10 @@ func (l *live) track(e event.Event, sub bool) {
 }
 
 // redraw shows the spinner line when the model or a tool is at work and no
-// streamed line is open.
+// streamed line is open. The spinner stands on the line above the cursor,
+// so what the person types while flower works echoes on a line of its own
+// instead of after the spinner's text (issue 23): drawn anew, the cursor
+// goes back where the echo left it.
 func (r *Renderer) redraw() {
 	l := &r.live
 	if !l.spin || !l.active || l.open || l.held {
@@ -181,16 +187,72 @@ func (r *Renderer) redraw() {
 	}
 	parts = append(parts, tokens, model.USD(l.cost), phase)
 	line := string(frames[l.frame%len(frames)]) + " " + strings.Join(parts, " · ")
-	fmt.Fprint(r.w, "\r\x1b[K"+dim+line+reset)
-	l.shown = true
+	if l.shown {
+		fmt.Fprint(r.w, saveCursor+up+"\r\x1b[K"+dim+line+reset+restoreCursor)
+		return
+	}
+	fmt.Fprint(r.w, "\r\x1b[K"+dim+line+reset+"\r\n\x1b[K")
+	l.shown, l.typed = true, 0
 }
 
-// clearSpinner takes the spinner line off the screen.
+// The escapes that move the cursor about the spinner line.
+const (
+	saveCursor    = "\x1b7"
+	restoreCursor = "\x1b8"
+	up            = "\x1b[1A"
+)
+
+// clearSpinner takes the spinner line off the screen, and what was typed
+// on the line below it, which the next line typed shows whole: the cursor
+// goes back to the start of the spinner's line.
 func (r *Renderer) clearSpinner() {
 	if r.live.shown {
-		fmt.Fprint(r.w, "\r\x1b[K")
+		fmt.Fprint(r.w, "\r\x1b[K"+up+"\r\x1b[K")
 		r.live.shown = false
 	}
+}
+
+// Typed is told of each line the person typed on the terminal, after its
+// echo. Under the spinner it is shown again on its own line, the spinner
+// below it; otherwise its rows are remembered, so that the answer it gives
+// a question takes their place (Answered).
+func (r *Renderer) Typed(line string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.live.spin { // plain lines: no escapes
+		return
+	}
+	rows := r.rows(line)
+	if !r.live.shown {
+		if !r.live.open {
+			r.live.typed += rows
+		}
+		return
+	}
+	// The echo took rows below the spinner; a tick may have drawn the
+	// spinner over its last row since. Go to the spinner's row, clear
+	// down, and write both again.
+	fmt.Fprintf(r.w, "\x1b[%dA\r\x1b[J%s\r\n", rows+1, Clean(line))
+	r.live.shown = false
+	r.redraw()
+}
+
+// rows is how many rows of the terminal the echo of line took.
+func (r *Renderer) rows(line string) int {
+	n := len([]rune(line))
+	if r.width == 0 || n == 0 {
+		return 1
+	}
+	return (n + r.width - 1) / r.width
+}
+
+// unecho takes the echo of the lines typed since our last line off the
+// screen, so that what they did is shown in their place.
+func (r *Renderer) unecho() {
+	if n := r.live.typed; n > 0 && !r.live.shown {
+		fmt.Fprintf(r.w, "\x1b[%dA\r\x1b[J", n)
+	}
+	r.live.typed = 0
 }
 
 // Tick moves the spinner one frame and redraws it with the time now.
@@ -246,7 +308,7 @@ func (r *Renderer) Stopping() {
 func (r *Renderer) Hold(hold bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.live.held = hold
+	r.live.held, r.live.typed = hold, 0
 	r.redraw()
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/human"
 )
 
 // clock is a test clock moved by hand.
@@ -38,15 +39,15 @@ func TestStreamAndSpinner(t *testing.T) {
 	}
 	b.Reset()
 	r.Render(stepped(event.Event{Kind: event.Delta, Text: "Hel"}))
-	if got := b.String(); got != "\r\x1b[KHel" {
-		t.Fatalf("first delta: %q (the spinner must leave the line first)", got)
+	if got := b.String(); got != "\r\x1b[K\x1b[1A\r\x1b[KHel" {
+		t.Fatalf("first delta: %q (the spinner must leave its line, and the cursor the line below it, first)", got)
 	}
 	r.Tick() // no spinner over an open line
 	r.Render(stepped(event.Event{Kind: event.Delta, Text: "lo"}))
 	r.Render(stepped(event.Event{Kind: event.Text, Text: "Hello"}))
 	r.Render(stepped(event.Event{Kind: event.Usage, Payload: map[string]any{"output": 1500, "context": 12000, "cost": 0.0031}}))
 	r.Render(stepped(event.Event{Kind: event.ToolCall, Tool: "Bash", Text: "make test"}))
-	if got := b.String(); !strings.HasPrefix(got, "\r\x1b[KHello\n") || strings.Count(got, "Hello") != 1 {
+	if got := b.String(); !strings.HasPrefix(got, "\r\x1b[K\x1b[1A\r\x1b[KHello\n") || strings.Count(got, "Hello") != 1 {
 		t.Fatalf("streamed text, then its whole event: %q", got)
 	}
 	b.Reset()
@@ -121,5 +122,38 @@ func TestCutAnswerThenTheNext(t *testing.T) {
 	want := "a long ans\n  interrupted: continuing with your note (the model's answer was cut; its tokens so far are paid)\nShort.\n"
 	if b.String() != want {
 		t.Errorf("got %q\nwant %q", b.String(), want)
+	}
+}
+
+// A line typed under the spinner is written again on its own line with
+// the spinner below it; a line typed to answer a question gives way to
+// the recorded answer, and the question is not repeated (issue 23).
+func TestTypedLines(t *testing.T) {
+	var b bytes.Buffer
+	c := &clock{t: time.Unix(1000, 0)}
+	r := NewRendererWith(&b, Style{Stream: true, Fancy: true, Now: c.now})
+	r.Render(stepped(event.Event{Kind: event.ToolCall, Tool: "Bash", Text: "make"}))
+	b.Reset()
+	r.Typed("use British spelling")
+	if got, want := b.String(), "\x1b[2A\r\x1b[Juse British spelling\r\n\r\x1b[K"; !strings.HasPrefix(got, want) ||
+		!strings.HasSuffix(got, "running Bash"+reset+"\r\n\x1b[K") {
+		t.Fatalf("typed under the spinner: %q", got)
+	}
+	ask := human.Ask{ID: "q1", Question: "Which colour?", Options: []string{"red", "blue"}}
+	r.Render(stepped(event.Event{Kind: event.ToolCall, Tool: human.AskName, Text: ask.Question}))
+	r.Render(stepped(event.Event{Kind: event.Ask, Raw: ask, Payload: map[string]any{"kind": "question", "id": "q1",
+		"question": ask.Question, "options": ask.Options, "state": "asked"}}))
+	if strings.Contains(b.String(), "[ask]") || strings.Count(b.String(), "Which colour?") != 1 {
+		t.Fatalf("the question: %q", b.String())
+	}
+	r.Typed("2")
+	b.Reset()
+	r.Render(stepped(event.Event{Kind: event.Ask, Raw: ask, Payload: map[string]any{"kind": "question", "id": "q1",
+		"question": ask.Question, "state": "answered", "answer": "blue"}}))
+	r.Render(stepped(event.Event{Kind: event.ToolResult, Tool: human.AskName, Text: "The person answered:\n\nblue"}))
+	got := b.String()
+	if !strings.HasPrefix(got, "\x1b[1A\r\x1b[J") || !strings.Contains(got, "  ↳ answered: blue") ||
+		strings.Contains(got, "Which colour") || strings.Count(got, "blue") != 1 {
+		t.Fatalf("the answer: %q", got)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/flower-run/flower/event"
+	"github.com/flower-run/flower/human"
+	xterm "golang.org/x/term"
 )
 
 // Renderer prints events. On a terminal it streams model text as it
@@ -23,6 +25,7 @@ type Renderer struct {
 	mu    sync.Mutex // guards w and live: events may come from several goroutines
 	w     io.Writer
 	color bool // colour and the spinner
+	width int  // of the terminal in columns; 0 when unknown
 	live  live
 }
 
@@ -44,7 +47,11 @@ func NewRendererWith(w io.Writer, s Style) *Renderer {
 	if s.Now == nil {
 		s.Now = time.Now
 	}
-	return &Renderer{w: w, color: s.Fancy, live: live{stream: s.Stream, spin: s.Fancy, now: s.Now}}
+	r := &Renderer{w: w, color: s.Fancy, live: live{stream: s.Stream, spin: s.Fancy, now: s.Now}}
+	if f, ok := w.(*os.File); ok && s.Fancy {
+		r.width, _, _ = xterm.GetSize(int(f.Fd()))
+	}
+	return r
 }
 
 // plainEnv names the setting that asks for plain output, or is "".
@@ -96,6 +103,10 @@ func (r *Renderer) Render(e event.Event) {
 		line = indent("  ["+sub+"] ", line)
 	}
 	r.endLine()
+	if e.Kind == event.Ask && e.Payload["state"] != "asked" {
+		r.unecho() // the answer's line stands for the line typed
+	}
+	r.live.typed = 0
 	if r.color && style != "" {
 		line = style + line + reset
 	}
@@ -114,17 +125,23 @@ func (r *Renderer) format(e event.Event) (string, string) {
 	case event.Thinking:
 		return indent("  ∴ ", firstLines(modelText(e.Text), 3)), dim
 	case event.ToolCall:
+		if e.Tool == human.AskName { // the question's own line shows it, once
+			return "", ""
+		}
 		return "  " + e.String(), cyan
 	case event.ToolResult:
+		if e.Tool == human.AskName && e.Payload["is_error"] != true { // the settled line said it
+			return "", ""
+		}
 		return indent("    ↳ ", firstLines(e.Text, 2)), dim
 	case event.Denied:
 		return "    ✗ " + firstLines(e.Text, 1), yellow
 	case event.Error:
 		return "  error: " + e.Text, red
 	case event.Ask:
-		return askLine(e), yellow
+		return r.askLine(e), yellow
 	case event.Step:
-		return e.String(), cyan
+		return stepLine(e), cyan
 	case event.Interrupt:
 		return interruptLine(e), yellow
 	case event.Retry, event.Handoff:
@@ -161,7 +178,7 @@ func indent(prefix, s string) string {
 
 // askLine shows a question with numbered options, a settled ask briefly,
 // and mail as an acknowledgement.
-func askLine(e event.Event) string {
+func (r *Renderer) askLine(e event.Event) string {
 	switch e.Payload["kind"] {
 	case "mail":
 		return "  ✉ noted: the agent gets it at its next message boundary"
@@ -170,9 +187,19 @@ func askLine(e event.Event) string {
 	}
 	state, _ := e.Payload["state"].(string)
 	q, _ := e.Payload["question"].(string)
+	id, _ := e.Payload["id"].(string)
 	if state != "asked" {
-		return fmt.Sprintf("  ? %s — %s", clip(q, 60), state)
+		shown := r.live.asked[id]
+		delete(r.live.asked, id)
+		if !shown { // settled before it was asked here (no wait, or asked elsewhere)
+			return fmt.Sprintf("  ? %s — %s", q, strings.TrimPrefix(settledLine(state, e.Payload), "  ↳ "))
+		}
+		return settledLine(state, e.Payload)
 	}
+	if r.live.asked == nil {
+		r.live.asked = map[string]bool{}
+	}
+	r.live.asked[id] = true
 	s := "? " + q
 	if opts, ok := e.Payload["options"].([]string); ok {
 		for i, o := range opts {
@@ -182,7 +209,35 @@ func askLine(e event.Event) string {
 	return s + "\n  (type your answer and press Enter)"
 }
 
-func clip(s string, n int) string {
+// settledLine shows what became of a question printed just above: the
+// answer recorded, once, not the question again (issue 23).
+func settledLine(state string, p map[string]any) string {
+	switch state {
+	case "answered":
+		if a, _ := p["answer"].(string); strings.TrimSpace(a) != "" {
+			return indent("  ↳ answered: ", firstLines(a, 3))
+		}
+		return "  ↳ answered with nothing"
+	case "declined":
+		if why, _ := p["reason"].(string); why != "" {
+			return "  ↳ declined: " + firstLines(why, 1)
+		}
+	}
+	return "  ↳ " + strings.ReplaceAll(state, "_", " ")
+}
+
+// stepLine is a step event's title line: the header the engine rendered
+// (its text is the bare step name, seed 004), else the text, as events of
+// older builds and the banner carry it.
+func stepLine(e event.Event) string {
+	if h, ok := e.Payload["header"].(string); ok && h != "" {
+		return h
+	}
+	return e.String()
+}
+
+// Clip cuts s to n runes, the last an ellipsis when it was longer.
+func Clip(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s

@@ -69,11 +69,15 @@ func (t *Terminal) Attach(ctx context.Context, w Wake) (detach func()) {
 		t.r.Stopping()
 		return true
 	}
+	var typed func(string)
+	if IsTerminal(t.stdin) { // only a terminal echoes what is typed
+		typed = t.r.Typed
+	}
 	t.reading.Store(true)
 	go func() {
 		defer t.reading.Store(false)
 		ReadInput(ctx, t.stdin, w.Channel, Commands{Oracle: func(q string) { a.goAsk(ctx, w.Oracle, q, t.r.Render) },
-			New: w.StartOver, Note: note, Say: t.say, Offer: t.offer, Slash: w.Slash,
+			New: w.StartOver, Note: note, Say: t.say, Offer: t.offer, Slash: w.Slash, Typed: typed,
 			Status: func() {
 				t.say(fmt.Sprintf("  wake %d in %s · $%.4f for the steps done so far · %d question(s) waiting · /help lists the commands",
 					w.Number, w.Workspace, w.Cost(), len(w.Channel.Pending())))

@@ -6,30 +6,55 @@ import (
 	"strings"
 
 	"github.com/flower-run/flower/model"
+	"github.com/flower-run/flower/view"
 )
 
 // Transcript prints a session's messages as the model sees them (flower
 // show): each message under its role, tool calls as [Tool] input, and
-// results under an arrow, with terminal escapes cleaned out.
-func Transcript(w io.Writer, msgs []model.Message) {
+// results under an arrow, with terminal escapes cleaned out. Each of left
+// is a line after the block it follows, so what the view left out shows
+// where it happened; one whose block is not shown comes last.
+func Transcript(w io.Writer, msgs []model.Message, left ...view.Left) {
+	after := map[model.Block][]view.Left{}
+	for _, l := range left {
+		after[l.After] = append(after[l.After], l)
+	}
+	marks := func(b model.Block) {
+		for _, l := range after[b] {
+			fmt.Fprintln(w, Clean(l.String()))
+		}
+		delete(after, b)
+	}
+	marks(nil)
 	for _, m := range msgs {
 		fmt.Fprintf(w, "── %s\n", m.Role)
 		for _, b := range m.Content {
-			switch v := b.(type) {
-			case *model.Text:
-				fmt.Fprintln(w, Clean(v.Text))
-			case *model.Thinking:
-				fmt.Fprintln(w, "(thinking) "+Clean(v.Thinking))
-			case *model.ToolUse:
-				fmt.Fprintf(w, "[%s] %s\n", Clean(v.Name), Clean(PlainJSON(v.Input)))
-			case *model.ToolResult:
-				mark := "↳"
-				if v.IsError {
-					mark = "↳ error:"
-				}
-				fmt.Fprintln(w, mark, Clean(v.Content))
-			}
+			block(w, b)
+			marks(b)
 		}
+	}
+	for _, l := range left { // their blocks were repaired away: keep the order, lose none
+		if _, unshown := after[l.After]; unshown {
+			fmt.Fprintln(w, Clean(l.String()))
+		}
+	}
+}
+
+// block prints one block of a message.
+func block(w io.Writer, b model.Block) {
+	switch v := b.(type) {
+	case *model.Text:
+		fmt.Fprintln(w, Clean(v.Text))
+	case *model.Thinking:
+		fmt.Fprintln(w, "(thinking) "+Clean(v.Thinking))
+	case *model.ToolUse:
+		fmt.Fprintf(w, "[%s] %s\n", Clean(v.Name), Clean(PlainJSON(v.Input)))
+	case *model.ToolResult:
+		mark := "↳"
+		if v.IsError {
+			mark = "↳ error:"
+		}
+		fmt.Fprintln(w, mark, Clean(v.Content))
 	}
 }
 

@@ -62,8 +62,10 @@ func TestPageAnswersAQuestionInARealBrowser(t *testing.T) {
 	ctx := browser(t)
 	f.events.Publish(event.Event{Kind: event.Step, Text: "<- continuing in ~/proj  brief confirmed · 3 goals · wake 2",
 		Payload: map[string]any{"banner": true, "wake": 2, "workspace": "~/proj"}})
-	f.events.Publish(event.Event{Kind: event.Step, Text: "── 3/4 work (connected)",
-		Payload: map[string]any{"step": "work", "n": 3, "total": 4, "connected": true}})
+	// The step event as the engine sends it: the name as text, the title line
+	// in the payload (seed 004); the page shows the title line.
+	f.events.Publish(event.Event{Kind: event.Step, Text: "work",
+		Payload: map[string]any{"step": "work", "n": 3, "index": 3, "total": 4, "connected": true, "header": "── 3/4 work (connected)"}})
 
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(f.srv.URL+"/?token="+token),

@@ -3,10 +3,13 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"sync"
 	"time"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/model"
@@ -25,11 +28,13 @@ type Hub struct {
 
 	now func() time.Time
 
-	mu      sync.Mutex // guards wake, cost, started and history
+	mu      sync.Mutex // guards wake, cost, started, history, total and woke
 	wake    *Wake      // the wake running; nil between wakes
 	history History    // the running wake's stored events; nil between wakes
 	cost    float64    // of the wake running, from its usage events
 	started time.Time  // when the wake running was attached
+	total   int        // steps of the last step event: the banner and the end have no index of their own
+	woke    int        // the number of the wake attached last
 }
 
 // Wake is what the hub steers of one wake.
@@ -83,6 +88,11 @@ func (h *Hub) Sink(e event.Event) {
 		h.cost += c
 		h.mu.Unlock()
 	}
+	if n, ok := e.Payload["total"].(int); ok && e.Kind == event.Step {
+		h.mu.Lock()
+		h.total = n
+		h.mu.Unlock()
+	}
 	h.stream.Publish(e)
 }
 
@@ -91,10 +101,14 @@ func (h *Hub) Sink(e event.Event) {
 func (h *Hub) Attach(w Wake) (detach func()) {
 	history := h.stream.Attach(w.Store)
 	h.mu.Lock()
-	h.wake, h.cost, h.history, h.started = &w, 0, history, h.now()
+	h.wake, h.cost, h.history, h.started, h.woke = &w, 0, history, h.now(), w.Number
+	total := h.total
 	h.mu.Unlock()
+	// Seed 004's step payload on every step event, index 0: before the
+	// first step. total is the last wake's until this one's first step.
 	h.stream.Publish(event.Event{Kind: event.Step, Text: w.Banner,
-		Payload: map[string]any{"banner": true, "wake": w.Number, "workspace": w.Workspace}})
+		Payload: map[string]any{"banner": true, "wake": w.Number, "workspace": w.Workspace,
+			"index": 0, "total": total, "resumed": false, "woke": w.Number}})
 	return func() {
 		h.mu.Lock()
 		h.wake, h.history = nil, nil
@@ -108,7 +122,7 @@ func (h *Hub) Attach(w Wake) (detach func()) {
 // and offers the next wake.
 func (h *Hub) Ended(ok bool, why string) {
 	h.mu.Lock()
-	cost, took := h.cost, h.now().Sub(h.started)
+	cost, took, total, woke := h.cost, h.now().Sub(h.started), h.total, h.woke
 	h.mu.Unlock()
 	text := "✓ the run passed"
 	if !ok {
@@ -116,7 +130,8 @@ func (h *Hub) Ended(ok bool, why string) {
 	}
 	text += " · " + model.USD(cost) + " · " + took.Round(time.Second).String()
 	h.stream.Publish(event.Event{Kind: event.Step, Text: text,
-		Payload: map[string]any{"ended": true, "ok": ok, "cost": cost, "duration_s": took.Seconds()}})
+		Payload: map[string]any{"ended": true, "ok": ok, "cost": cost, "duration_s": took.Seconds(),
+			"index": total, "total": total, "resumed": false, "woke": woke}}) // index: past the last step
 }
 
 func (h *Hub) wakeNext(text string) error {
@@ -199,4 +214,48 @@ func (x hubHistory) After(ctx context.Context, after, limit int) ([]event.Number
 		return nil, nil
 	}
 	return hist.After(ctx, after, limit)
+}
+
+// ServeHub is flower serve's hub of workspace ws for the whole process:
+// the stream kept across wakes in the store open returns (OpenStream),
+// the hub serving on l with opts. stop ends serving, stores what the last
+// wake left unstored (Finish) and closes the stream; the errors of
+// serving and storing then go to log.
+func ServeHub(ctx context.Context, l net.Listener, open Opener, ws string, opts Options, log io.Writer) (_ *Hub, stop func(), err error) {
+	logErr := func(err error) { fmt.Fprintln(log, "flower:", err) }
+	stream, err := OpenStream(ctx, open, ws, logErr)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := NewHub(l, stream, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- h.Server().Serve(sctx, l) }()
+	return h, func() {
+		cancel()
+		if err := <-served; err != nil {
+			logErr(err)
+		}
+		if err := stream.Finish(context.Background(), open); err != nil {
+			logErr(err)
+		}
+		stream.Broker().Close()
+	}, nil
+}
+
+// Front is the hub as the front end of a wake (flower.Host.Wake): every
+// event on its stream, the wake steered from the page while it runs.
+// attached, when set, runs each time the page starts showing a wake.
+func (h *Hub) Front(attached func()) flower.Front {
+	return flower.Front{Sink: h.Sink, Attach: func(_ context.Context, run flower.WakeRun) (func(), error) {
+		detach := h.Attach(Wake{Channel: run.Channel, Interrupt: run.Runtime.Interrupt, Oracle: run.Oracle.Ask,
+			Banner: run.Banner, Number: run.Number, Workspace: run.Workspace, Store: run.Store})
+		if attached != nil {
+			attached()
+		}
+		return detach, nil
+	}}
 }

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -57,5 +58,42 @@ func TestHubOutlivesItsWakes(t *testing.T) {
 	}
 	if code, _, _ := r.do("POST", "/answer", `{"id":"q1","text":"x"}`); code != http.StatusNotFound {
 		t.Errorf("an ask id of the last wake: %d, want 404", code)
+	}
+}
+
+// TestBannerAndEndCarryTheStepPayload: every step event of flower serve,
+// the banner and the end included, carries seed 004's {index, total,
+// resumed, woke}, so a UI written for the seed can read them on any step
+// event; the banner is index 0, the end is past the last step.
+func TestBannerAndEndCarryTheStepPayload(t *testing.T) { // issue 22 item 5, R6.1
+	r := localRig(t)
+	r.hub.Sink(event.Event{Kind: event.Step, Text: "work", Payload: map[string]any{"step": "work", "index": 3, "total": 4,
+		"resumed": false, "woke": 1}})
+	r.end()
+	r.hub.Ended(true, "")
+	code, _, body := r.do("GET", "/events", "")
+	var got struct {
+		Events []struct {
+			Kind    string         `json:"kind"`
+			Payload map[string]any `json:"payload"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(body), &got); code != http.StatusOK || err != nil {
+		t.Fatalf("GET /events: %d %v %s", code, err, body)
+	}
+	want := map[string][2]float64{"banner": {0, 0}, "ended": {4, 4}} // index, total
+	for _, e := range got.Events {
+		for flag, it := range want {
+			if e.Kind != "step" || e.Payload[flag] != true {
+				continue
+			}
+			if e.Payload["index"] != it[0] || e.Payload["total"] != it[1] || e.Payload["resumed"] != false || e.Payload["woke"] != 1.0 {
+				t.Errorf("the %s event's payload %v: want index %v, total %v, resumed false, woke 1", flag, e.Payload, it[0], it[1])
+			}
+			delete(want, flag)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("no %v step events in %s", want, body)
 	}
 }

@@ -99,6 +99,13 @@
     setRunning(false);
   }
 
+  // A step event's text is the step's name (seed 004); its payload's header
+  // is the title line (n/total and how it started). Events of older builds
+  // and the banner carry the line as their text.
+  function stepTitle(e, p) {
+    return (typeof p.header === 'string' && p.header ? p.header : e.text).replace(/^[─\s]+/, '');
+  }
+
   function noteFacts(e) {
     const p = e.payload || {};
     if (e.kind === 'step' && p.ended) {
@@ -111,7 +118,7 @@
       if (p.wake) facts.wake = p.wake;
       if (p.workspace) $('workspace').textContent = p.workspace;
     } else if (e.kind === 'step') {
-      facts.step = e.text.replace(/^[─\s]+/, '');
+      facts.step = stepTitle(e, p);
       facts.stepCost = 0;
     }
     if (!p.subagent && typeof p.context === 'number' && p.context > 0) {
@@ -159,7 +166,7 @@
       }
       case 'step': {
         if (p.ended) return el('div', 'ev ended' + (p.ok ? '' : ' failed'), e.text);
-        const d = el('div', 'ev step' + (p.banner ? ' banner' : ''), e.text.replace(/^[─\s]+/, ''));
+        const d = el('div', 'ev step' + (p.banner ? ' banner' : ''), stepTitle(e, p));
         d.dataset.seq = e.seq;
         return d;
       }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/store"
@@ -51,7 +52,7 @@ func (s *Steering) Publish(e event.Event) {
 func (s *Steering) Attach(ctx context.Context, ch *human.Channel, interrupt func(string), st store.Store) (detach func()) {
 	var stream *Stream
 	if s.storeEvents {
-		stream = s.storedStream(ctx, st)
+		stream = StoredStream(ctx, st, s.ws, s.log)
 		s.mu.Lock()
 		s.stream = stream
 		s.mu.Unlock()
@@ -71,20 +72,22 @@ func (s *Steering) Attach(ctx context.Context, ch *human.Channel, interrupt func
 	}
 }
 
-// storedStream starts the workspace's stored event stream in st; nil when
-// st keeps no events or cannot say where the stream stands.
-func (s *Steering) storedStream(ctx context.Context, st store.Store) *Stream {
-	log, ok := st.(store.Events)
-	if !ok {
-		return nil
-	}
-	stream, err := NewStream(ctx, log, s.ws, s.logErr)
-	if err != nil {
-		fmt.Fprintln(s.log, "flower: events are not stored this time:", err)
-		return nil
-	}
-	stream.Attach(st)
-	return stream
-}
-
 func (s *Steering) logErr(err error) { fmt.Fprintln(s.log, "flower:", err) }
+
+// Wrap makes fe, the front end of a wake of the Steering's workspace,
+// also steerable through the Steering: every event is published to it,
+// and the run is attached to it for as long as fe is.
+func (s *Steering) Wrap(fe flower.Front) flower.Front {
+	inner, attach := fe.Sink, fe.Attach
+	fe.Sink = func(e event.Event) { inner(e); s.Publish(e) }
+	fe.Attach = func(ctx context.Context, run flower.WakeRun) (func(), error) {
+		stop := s.Attach(ctx, run.Channel, run.Runtime.Interrupt, run.Store)
+		detach, err := attach(ctx, run)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		return func() { detach(); stop() }, nil
+	}
+	return fe
+}

@@ -2,16 +2,19 @@ package web_test
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/flower-run/flower"
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/event/eventlog"
 	"github.com/flower-run/flower/front/web"
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/sqlite"
+	"github.com/flower-run/flower/wake"
 )
 
 // TestSteeringFollowsTheJournalAndStoresEachWake drives two wakes of one
@@ -69,4 +72,39 @@ type testLog struct{ t *testing.T }
 func (l testLog) Write(p []byte) (int, error) {
 	l.t.Errorf("logged: %s", p)
 	return len(p), nil
+}
+
+// TestWrapStoresAWake: a Host's wake on a front end wrapped by a
+// Steering keeps its events in the workspace's stored stream and still
+// shows them on the front end, which is attached and detached once
+// (issue 19: steered, moved from cmd/flower).
+func TestWrapStoresAWake(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	ctx := context.Background()
+	ws := t.TempDir()
+	h, err := flower.Open(ctx, flower.Options{Workspace: ws, RunDir: t.TempDir(), Model: "demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	plan, err := h.Prepare(ctx, wake.Options{Phrase: "write hello.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown, attached := 0, 0
+	fe := web.NewSteering(ws, true, testLog{t}).Wrap(flower.Front{
+		Sink: func(event.Event) { shown++ },
+		Attach: func(context.Context, flower.WakeRun) (func(), error) {
+			attached++
+			return func() { attached-- }, nil
+		},
+	})
+	w, err := h.Wake(ctx, plan, flower.WakeOptions{Front: fe, Out: io.Discard})
+	if err != nil || !w.Outcome.Passed {
+		t.Fatalf("%+v %v", w, err)
+	}
+	got, err := eventlog.Reader{Log: h.Store().(store.Events), Stream: store.SideLog(ws, store.EventLog)}.After(ctx, 0, 0)
+	if err != nil || len(got) == 0 || shown < len(got) || attached != 0 {
+		t.Errorf("stored %d events (%v), shown %d, attached %d after the wake", len(got), err, shown, attached)
+	}
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/flower-run/flower/event"
 	"github.com/flower-run/flower/event/eventlog"
@@ -106,4 +107,23 @@ func (s *Stream) Finish(ctx context.Context, open Opener) error {
 	defer st.Close()
 	s.Attach(st)
 	return s.End()
+}
+
+// StoredStream starts the stream of workspace ws for one driver of its
+// run (a wake, a worker's run), kept in st after what st holds: read once
+// the workspace is leased, so no other driver numbers on at the same
+// time. Nil when st keeps no events or cannot say where the stream
+// stands, which is said on log, as the errors of storing are.
+func StoredStream(ctx context.Context, st store.Store, ws string, log io.Writer) *Stream {
+	events, ok := st.(store.Events)
+	if !ok {
+		return nil
+	}
+	s, err := NewStream(ctx, events, ws, func(err error) { fmt.Fprintln(log, "flower:", err) })
+	if err != nil {
+		fmt.Fprintln(log, "flower: events are not stored this time:", err)
+		return nil
+	}
+	s.Attach(st)
+	return s
 }

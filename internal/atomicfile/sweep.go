@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,4 +40,22 @@ func Leftovers(dir string) []string {
 		}
 	}
 	return out
+}
+
+// SweepTree is Sweep in dir and every directory under it (the workbench:
+// the starter's notes live in notes/, the handoff documents beside them),
+// and returns the removed files' paths relative to dir.
+func SweepTree(dir string) []string {
+	var gone []string
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil // an unreadable corner keeps its files; the rest is swept
+		}
+		rel, _ := filepath.Rel(dir, path)
+		for _, name := range Sweep(path) {
+			gone = append(gone, filepath.Join(rel, name))
+		}
+		return nil
+	})
+	return gone
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -123,4 +124,13 @@ func Poll(cond func() bool) bool {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return true
+}
+
+var sleeps atomic.Int64
+
+// UniqueSleep is a sleep duration no other process uses: a marker to
+// find a process by its arguments (WithArg) from outside its PID
+// namespace, unique within this process and across processes.
+func UniqueSleep() string {
+	return fmt.Sprintf("%d.%d%d", 1000+os.Getpid()%1000, sleeps.Add(1), time.Now().UnixNano()%100000)
 }

@@ -8,7 +8,19 @@ import (
 	"github.com/flower-run/flower/store/internal/codec"
 )
 
-var _ store.Stater = (*DB)(nil)
+var (
+	_ store.Stater    = (*DB)(nil)
+	_ store.LastSeqer = (*DB)(nil)
+)
+
+// LastSeq is the seq of key's newest entry, from the (key, seq) index.
+func (d *DB) LastSeq(ctx context.Context, key string) (int64, error) {
+	var n int64
+	if err := d.pool.QueryRow(ctx, `SELECT COALESCE(max(seq), 0) FROM entries WHERE key = $1`, key).Scan(&n); err != nil {
+		return 0, fmt.Errorf("last seq of %s: %w", key, err)
+	}
+	return n, nil
+}
 
 // Stats reads a session's count, last seq, responses and cost, and first
 // prompt without decoding its tool results (flower sessions): the kind

@@ -46,4 +46,9 @@ func testStats(t *testing.T, s store.Store) {
 		got.Cost < want.Cost-1e-12 || got.Cost > want.Cost+1e-12 {
 		t.Errorf("Stats = %+v, want %+v", got, want)
 	}
+	for key, want := range map[string]int64{"p/s": want.LastSeq, "p/none": 0} {
+		if got, err := store.ReadLastSeq(ctx, s, key); err != nil || got != want {
+			t.Errorf("ReadLastSeq(%s) = %d, %v; want %d", key, got, err, want)
+		}
+	}
 }

@@ -170,6 +170,7 @@ func startAndWait(ctx context.Context, cmd *exec.Cmd, sb *sandbox.Sandbox, out i
 	}
 	defer r.Close()
 	cmd.Stdout, cmd.Stderr = w, w
+	watch := sb.WatchProtected()
 	p, err := start(cmd, sb)
 	w.Close() // the child holds its own copies
 	if err != nil {
@@ -184,6 +185,9 @@ func startAndWait(ctx context.Context, cmd *exec.Cmd, sb *sandbox.Sandbox, out i
 	waitErr = p.wait()
 	_ = r.SetReadDeadline(time.Now().Add(drainGrace))
 	<-copied
+	if note := watch.Undo(); note != "" {
+		_, _ = io.WriteString(out, "\n"+note+"\n")
+	}
 	return waitErr, nil
 }
 

@@ -124,7 +124,12 @@ func TestBashDiesWithFlower(t *testing.T) {
 // missing, except in CI).
 func sandboxEnv(t *testing.T, cfg sandbox.Config) Env {
 	t.Helper()
-	env := testEnv(t)
+	return sandboxIn(t, testEnv(t), cfg)
+}
+
+// sandboxIn is env with a sandbox on its workspace.
+func sandboxIn(t *testing.T, env Env, cfg sandbox.Config) Env {
+	t.Helper()
 	cfg.Workspace = env.Workspace
 	cfg.Mode = sandbox.Required
 	sb, err := sandbox.New(cfg)

@@ -1,7 +1,6 @@
 package builtin
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -87,14 +86,8 @@ func readPID(t *testing.T, path string) int {
 	return pid
 }
 
-// uniqueSleep is a sleep duration no other process uses: a marker to find
-// a process by its arguments from outside its PID namespace.
-func uniqueSleep() string {
-	markerSeq++
-	return fmt.Sprintf("%d.%d%d", 1000+os.Getpid()%1000, markerSeq, time.Now().UnixNano()%100000)
-}
-
-var markerSeq int
+// uniqueSleep is a sleep duration no other process uses.
+var uniqueSleep = proctest.UniqueSleep
 
 // withArg lists the live processes one of whose arguments is arg.
 var withArg = proctest.WithArg

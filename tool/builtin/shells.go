@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/flower-run/flower/sandbox"
 	"github.com/flower-run/flower/tool"
 )
 
@@ -33,6 +34,7 @@ func NewShells() *Shells { return &Shells{byID: map[string]*shell{}} }
 type shell struct {
 	id, command string
 	p           proc
+	watch       sandbox.Watch // the protected paths it may create, undone when it ends
 	out         *unread
 	done        chan struct{} // closed when the command ended and its output is drained
 	err         error         // Wait's error, once done
@@ -55,13 +57,14 @@ func (s *Shells) start(env Env, id, command string) error {
 		return fmt.Errorf("output pipe: %w", err)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
+	watch := env.Sandbox.WatchProtected()
 	p, err := start(cmd, env.Sandbox)
 	w.Close() // the child holds its own copies
 	if err != nil {
 		r.Close()
 		return err
 	}
-	sh := &shell{id: id, command: command, p: p, out: &unread{limit: env.OutputCap}, done: make(chan struct{})}
+	sh := &shell{id: id, command: command, p: p, watch: watch, out: &unread{limit: env.OutputCap}, done: make(chan struct{})}
 	go sh.run(r)
 	s.mu.Lock()
 	s.byID[id] = sh
@@ -81,6 +84,9 @@ func (sh *shell) run(r *os.File) {
 	sh.err = sh.p.wait()
 	_ = r.SetReadDeadline(time.Now().Add(drainGrace))
 	<-copied
+	if note := sh.watch.Undo(); note != "" {
+		_, _ = io.WriteString(sh.out, "\n"+note+"\n")
+	}
 }
 
 func (s *Shells) get(id string) (*shell, bool) {

@@ -31,19 +31,41 @@ func SyncNotes(ctx context.Context, s store.Store, ws string) (restored []string
 	if s == nil {
 		return nil, nil
 	}
+	return (&keeper{s: s, ws: ws}).sync(ctx)
+}
+
+// keeper syncs the notes of one flow. It reads each note's kept text from
+// the store once and then remembers what it kept: the flow is the notes'
+// only writer while it holds the run, and it syncs before every step and
+// every judge round (issue 19: a read per note each time, on a shared
+// PostgreSQL, was ten round trips a run).
+type keeper struct {
+	s    store.Store
+	ws   string
+	kept map[string]string // rel → the store's text; absent: not read yet
+}
+
+func (k *keeper) sync(ctx context.Context) (restored []string, err error) {
+	if k.kept == nil {
+		k.kept = map[string]string{}
+	}
 	for _, rel := range keptNotes {
-		path := filepath.Join(ws, rel)
+		path := filepath.Join(k.ws, rel)
 		data, rerr := os.ReadFile(path)
-		kept, _, err := s.Summary(ctx, noteKey(ws, rel))
-		if err != nil {
-			return restored, fmt.Errorf("keep %s: %w", rel, err)
+		kept, ok := k.kept[rel]
+		if !ok {
+			if kept, _, err = k.s.Summary(ctx, noteKey(k.ws, rel)); err != nil {
+				return restored, fmt.Errorf("keep %s: %w", rel, err)
+			}
+			k.kept[rel] = kept
 		}
 		switch {
 		case rerr == nil && len(data) > 0:
 			if string(data) != kept {
-				if err := s.PutSummary(ctx, noteKey(ws, rel), string(data)); err != nil {
+				if err := k.s.PutSummary(ctx, noteKey(k.ws, rel), string(data)); err != nil {
 					return restored, fmt.Errorf("keep %s: %w", rel, err)
 				}
+				k.kept[rel] = string(data)
 			}
 		case (rerr == nil || errors.Is(rerr, fs.ErrNotExist)) && kept != "":
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

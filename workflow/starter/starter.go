@@ -63,7 +63,12 @@ func New(o Options) *workflow.Workflow {
 		return agent.Spec{Name: name, Instructions: instructions, Tools: tools, Model: o.Model,
 			MaxTurns: o.MaxTurns, MaxBudget: o.Budget}
 	}
-	sync := func() { SyncNotes(context.Background(), o.Keep, o.Workspace) } // best effort: the notes are an extra
+	keep := &keeper{s: o.Keep, ws: o.Workspace}
+	sync := func() { // best effort: the notes are an extra
+		if o.Keep != nil {
+			keep.sync(context.Background())
+		}
+	}
 	brief := func() Brief { sync(); return ParseBrief(readNote(o.Workspace, BriefPath)) }
 	notes := func(rels ...string) func() string {
 		read := notes(o.Workspace, rels...)

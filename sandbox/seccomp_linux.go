@@ -1,0 +1,68 @@
+package sandbox
+
+import (
+	"sync"
+
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// refusedCalls are the system calls a command's process gets EPERM for
+// (issue 20): kernel interfaces no build, test or editor needs, each a
+// way around the rest of the sandbox or a large kernel attack surface:
+// tracing and reading other processes, mounting (the mount view),
+// namespaces of other processes, the kernel keyring, eBPF, perf,
+// userfaultfd (a staple of kernel exploits), loading kernels and
+// modules, and machine-wide switches. Without capabilities most already
+// fail; the filter refuses them before the kernel code runs.
+var refusedCalls = []string{
+	"ptrace", "process_vm_readv", "process_vm_writev",
+	"mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+	"setns", "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
+	"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+	"reboot", "swapon", "swapoff", "acct", "quotactl",
+}
+
+// seccompPolicy refuses refusedCalls, and unshare and clone with
+// CLONE_NEWUSER: a user namespace would give the command every capability
+// again, in it (the mounts it copies stay locked, but its kernel surface
+// grows). clone3 passes its flags in memory, which a filter cannot read:
+// it gets ENOSYS, so that libc falls back to clone, as Docker's profile
+// does.
+func seccompPolicy() seccomp.Policy {
+	newUser := seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: unix.CLONE_NEWUSER}}
+	return seccomp.Policy{
+		DefaultAction: seccomp.ActionAllow,
+		Syscalls: []seccomp.SyscallGroup{
+			{Action: seccomp.ActionErrno, Names: refusedCalls},
+			{Action: seccomp.ActionErrno, NamesWithCondtions: []seccomp.NameWithConditions{
+				{Name: "unshare", Conditions: newUser}, {Name: "clone", Conditions: newUser}}},
+			{Action: seccomp.ActionErrno | seccomp.Action(unix.ENOSYS), Names: []string{"clone3"}},
+		},
+	}
+}
+
+// seccompFilter is the assembled filter, built once per helper, or nil
+// where the kernel has no seccomp or this machine's architecture is not
+// one the library knows: commands then run without it (the rest of the
+// sandbox still holds; doc.go) rather than not at all.
+var seccompFilter = sync.OnceValue(func() *unix.SockFprog {
+	if !seccomp.Supported() {
+		return nil
+	}
+	p := seccompPolicy()
+	insts, err := p.Assemble()
+	if err != nil {
+		return nil
+	}
+	raw, err := bpf.Assemble(insts)
+	if err != nil || len(raw) == 0 {
+		return nil
+	}
+	f := make([]unix.SockFilter, len(raw))
+	for i, r := range raw {
+		f[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	}
+	return &unix.SockFprog{Len: uint16(len(f)), Filter: &f[0]}
+})
