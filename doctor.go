@@ -108,10 +108,12 @@ func doctorMark(ctx context.Context, s store.Store, runDir, ws string, halfMoved
 // doctorTemp reports the temp files of killed writes.
 func doctorTemp(ws, runDir string) Finding {
 	var left []string
-	for _, dir := range []string{runDir, filepath.Join(ws, starter.WorkbenchDir)} {
-		for _, name := range atomicfile.Leftovers(dir) {
-			left = append(left, Tilde(filepath.Join(dir, name)))
-		}
+	for _, name := range atomicfile.Leftovers(runDir) {
+		left = append(left, Tilde(filepath.Join(runDir, name)))
+	}
+	bench := filepath.Join(ws, starter.WorkbenchDir)
+	for _, rel := range atomicfile.LeftoversTree(bench) {
+		left = append(left, Tilde(filepath.Join(bench, rel)))
 	}
 	for _, name := range sqlite.Builds(filepath.Join(runDir, StoreFile)) {
 		left = append(left, Tilde(filepath.Join(runDir, name)))

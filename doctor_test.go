@@ -61,6 +61,13 @@ func TestDoctor(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(runDir, ".manifest.json.77.tmp"), []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	notes := filepath.Join(ws, ".flower", "notes")
+	if err := os.MkdirAll(notes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(notes, ".brief.md.5.tmp"), []byte("#"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	moved := filepath.Join(parent, "b")
 	if err := os.Rename(ws, moved); err != nil {
 		t.Fatal(err)
@@ -75,8 +82,9 @@ func TestDoctor(t *testing.T) {
 	}
 	for check, want := range map[string]string{
 		"high-water": "run r0", "temp files": ".manifest.json.77.tmp", "project id": "moved here from " + ws,
+		"temp files ": filepath.Join("notes", ".brief.md.5.tmp"),
 	} {
-		if f := got[check]; f.OK || !strings.Contains(f.Text, want) || f.Fix == "" {
+		if f := got[strings.TrimSpace(check)]; f.OK || !strings.Contains(f.Text, want) || f.Fix == "" {
 			t.Errorf("%s: %+v; want a problem naming %q, with a fix", check, f, want)
 		}
 	}

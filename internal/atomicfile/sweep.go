@@ -45,17 +45,25 @@ func Leftovers(dir string) []string {
 // SweepTree is Sweep in dir and every directory under it (the workbench:
 // the starter's notes live in notes/, the handoff documents beside them),
 // and returns the removed files' paths relative to dir.
-func SweepTree(dir string) []string {
-	var gone []string
+func SweepTree(dir string) []string { return inTree(dir, Sweep) }
+
+// LeftoversTree is Leftovers in dir and every directory under it, as
+// paths relative to dir: what SweepTree would remove.
+func LeftoversTree(dir string) []string { return inTree(dir, Leftovers) }
+
+// inTree runs f in dir and every directory under it and joins what it
+// returns to the directory's path relative to dir.
+func inTree(dir string, f func(string) []string) []string {
+	var out []string
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
-			return nil // an unreadable corner keeps its files; the rest is swept
+			return nil // an unreadable corner keeps its files; the rest is done
 		}
 		rel, _ := filepath.Rel(dir, path)
-		for _, name := range Sweep(path) {
-			gone = append(gone, filepath.Join(rel, name))
+		for _, name := range f(path) {
+			out = append(out, filepath.Join(rel, name))
 		}
 		return nil
 	})
-	return gone
+	return out
 }
