@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flower-run/flower/internal/proctest"
 	"github.com/flower-run/flower/model/modeltest"
 	"github.com/flower-run/flower/project"
 	"github.com/flower-run/flower/workflow"
@@ -146,12 +145,6 @@ func TestCopiedProjectStartsAnew(t *testing.T) {
 	if runs := runsOf(t, origDir); len(runs) != 1 || runs[0].Workspace != orig {
 		t.Errorf("the original's runs after the copy's run: %+v, want its one run, of %s", runs, orig)
 	}
-}
-
-// TestMovedAsNobody runs the moved and copied projects' tests as uid
-// 65534: the index and the id file must work for an ordinary user.
-func TestMovedAsNobody(t *testing.T) {
-	proctest.AsNobody(t, "^(TestMovedProjectContinues|TestCopiedProjectStartsAnew)$")
 }
 
 // TestDoctor: after a run, flower doctor finds every check fine and
