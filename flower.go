@@ -72,6 +72,10 @@ type Options struct {
 	// Notice receives one-line notes for a person (the sandbox's limits,
 	// an imported older run dir, restored notes); nil discards them.
 	Notice io.Writer
+	// Adopt asks a person whether a project that moved here takes over
+	// the state it left at its old path (FindProject); nil adopts it with
+	// a note on Notice.
+	Adopt Adopter
 }
 
 // Host is one process's hold on a workspace: its lock, its store, and once
@@ -130,6 +134,11 @@ func Open(ctx context.Context, o Options) (_ *Host, err error) {
 		o.Config = &cfg
 	}
 	h.cfg, h.runDir = *o.Config, o.RunDir
+	if o.DB == nil { // a worker's workspaces are named by the runs it is given
+		if h.runDir, err = FindProject(h.ws, h.runDir, o.StoreURL, o.Adopt, h.notice()); err != nil {
+			return nil, err
+		}
+	}
 	if h.runDir == "" {
 		if h.runDir, err = DefaultRunDir(h.ws); err != nil {
 			return nil, usage("%v", err)

@@ -124,6 +124,12 @@ func drive(ctx context.Context, ws, runDir, url string, shared *postgres.DB, not
 		}
 		s, release, lost = l.Store(), func() { l.Release(); db.Close() }, l.Lost()
 	}
+	if shared == nil {
+		if err := adoptMove(ctx, s, runDir, ws); err != nil {
+			release()
+			return nil, nil, nil, err
+		}
+	}
 	note, err := workflow.Upgrade(ctx, s, runDir, ws)
 	if err != nil {
 		release()

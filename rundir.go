@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/flower-run/flower/project"
 )
 
 // The run dir holds one workspace's durable state. It lives outside the
@@ -40,15 +42,24 @@ func StateHome() (string, error) {
 // DefaultRunDir is the run dir of workspace ws (an absolute path):
 // flower/projects/<slug> under the state directory. The slug is readable
 // (the path with its separators turned into dashes) and unique (a hash of
-// the exact path: "/a-b" and "/a/b" get different directories). The
-// workspace's lock lives there whatever run dir a process uses.
+// the exact path: "/a-b" and "/a/b" get different directories). A project
+// that moved keeps the run dir of the path it had (FindProject): its id
+// resolves to it through the project index. The workspace's lock lives
+// there whatever run dir a process uses.
 func DefaultRunDir(ws string) (string, error) {
 	home, err := StateHome()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(home, "flower", "projects", slug(ws)), nil
+	if dir, ok := project.IndexIn(home).RunDir(ws); ok {
+		return dir, nil
+	}
+	return pathRunDir(home, ws), nil
 }
+
+// pathRunDir is the run dir the path ws names under the state directory
+// home, whatever its project's id says.
+func pathRunDir(home, ws string) string { return filepath.Join(home, "flower", "projects", slug(ws)) }
 
 func slug(ws string) string {
 	sum := sha256.Sum256([]byte(ws))
@@ -76,17 +87,7 @@ func HasState(runDir string) bool {
 }
 
 // SameDir reports whether a and b name the same directory.
-func SameDir(a, b string) bool {
-	if a == "" || b == "" {
-		return false
-	}
-	if a == b || filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	ra, errA := filepath.EvalSymlinks(a)
-	rb, errB := filepath.EvalSymlinks(b)
-	return errA == nil && errB == nil && ra == rb
-}
+func SameDir(a, b string) bool { return project.SameDir(a, b) }
 
 // Tilde shows a path with ~ for the home directory.
 func Tilde(p string) string {

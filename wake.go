@@ -70,7 +70,7 @@ func (h *Host) Drive(ctx context.Context, plan wake.Plan, o DriveOptions) workfl
 		return starter.New(starter.Options{Workspace: h.ws, Task: task, Said: said, Phrase: phrase, Model: h.backend.Model,
 			Rounds: o.Rounds, MaxTurns: o.MaxTurns, Budget: o.Budget, Keep: h.store, Recheck: o.Recheck})
 	}
-	out := plan.Drive(ctx, h.rt, workflow.Options{RunDir: h.runDir, Sink: h.sink}, flow)
+	out := plan.Drive(ctx, h.rt, workflow.Options{RunDir: h.runDir, Sink: h.sink, Stored: h.keepProjectID}, flow)
 	out.Err = withStorageFix(out.Err, h.runDir) // a disk that filled up during the run (issue 23)
 	return out
 }

@@ -107,16 +107,9 @@ func (e *DamageError) Error() string {
 // older flower) or one of another workspace checks nothing.
 func CheckMark(ctx context.Context, s store.Store, runDir, ws string) error {
 	path := filepath.Join(runDir, MarkFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("high-water mark: %w", err)
-	}
-	var was Mark
-	if json.Unmarshal(data, &was) != nil || was.Workspace != ws {
-		return nil // torn by hand or another workspace's: rewritten at the next export
+	was, ok, err := readMarkFile(path, ws)
+	if err != nil || !ok {
+		return err
 	}
 	now, err := ReadMark(ctx, s, ws)
 	if err != nil {
@@ -156,4 +149,34 @@ func lost(was, now Mark) []string {
 	}
 	slices.Sort(sessions) // map order: a stable text
 	return append(out, sessions...)
+}
+
+// MoveMark makes the run dir's mark, if it is of workspace from, the
+// mark of to: the workspace moved, and its store's records with it
+// (store.Mover), so the mark still says how much the store held.
+func MoveMark(runDir, from, to string) error {
+	path := filepath.Join(runDir, MarkFile)
+	m, ok, err := readMarkFile(path, from)
+	if err != nil || !ok {
+		return err
+	}
+	m.Workspace = to
+	return writeJSON(path, m)
+}
+
+// readMarkFile reads the mark at path; ok is false when there is none, or it
+// is torn (by hand) or another workspace's than ws: the next export
+// writes it again.
+func readMarkFile(path, ws string) (m Mark, ok bool, err error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return m, false, nil
+	}
+	if err != nil {
+		return m, false, fmt.Errorf("high-water mark: %w", err)
+	}
+	if json.Unmarshal(data, &m) != nil || m.Workspace != ws {
+		return m, false, nil
+	}
+	return m, true, nil
 }

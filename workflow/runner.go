@@ -80,6 +80,9 @@ func (r *runner) prepare(ctx context.Context) error {
 	if err := r.commit(ctx, b); err != nil {
 		return err
 	}
+	if r.opts.Stored != nil {
+		r.opts.Stored()
+	}
 	// What the person allowed "for this run" holds again after a crash.
 	if err := r.rt.SetRun(ctx, r.run.ID); err != nil {
 		return err

@@ -104,6 +104,10 @@ type Options struct {
 	// RunID finishes that in-flight run (flower --run ID) instead of the
 	// newest one.
 	RunID string
+	// Stored, when set, is called once the run is durable, before its
+	// first step: what may exist only where there is state (the
+	// project's id, issue 22 item 3) is made there, after the task.
+	Stored func()
 }
 
 // Outcome is how a run ended.

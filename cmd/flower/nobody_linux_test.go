@@ -28,6 +28,8 @@ var asNobody = []string{
 	"TestKilledFlowerLeavesNoJob",      // the 7 kinds of background job after a SIGKILL
 	"TestBashSeesOnlyItsProcesses",     // ls /proc
 	"TestNoEscapeToTheTerminal",        // OSC 52 to /dev/tty
+	"TestMovedProjectContinues",        // the project index and id file, a renamed project (issue 22)
+	"TestCopiedProjectStartsAnew",      // a copy gets an id of its own
 }
 
 // TestAsNobody runs the containment tests of the real binary as uid

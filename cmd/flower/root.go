@@ -105,6 +105,7 @@ for OpenAI-compatible servers (ollama, vLLM, llama.cpp).`,
 	root.AddCommand(newSubmit(g), newWorker(g)) // worker.go (issue 14)
 	root.AddCommand(newMCP(g))                  // mcp.go (issue 13)
 	root.AddCommand(newAllow(g))                // allow.go (issue 20)
+	root.AddCommand(newDoctor(g))               // doctor.go (issue 22)
 	root.AddCommand(newPrint(g))                // print.go: flower -p (issue 21)
 	return root
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flower-run/flower"
+	"github.com/flower-run/flower/front/term"
 )
 
 // The run dir lives outside the workspace by default (issue 10): an agent
@@ -47,6 +48,28 @@ func chooseRunDir(cmd *cobra.Command, g *globals, notice io.Writer) error {
 			dir, tilde(def))
 	}
 	return nil
+}
+
+// findProject binds the workspace's project id before a start reads its
+// run dir (flower.FindProject): a project that moved here takes over the
+// state it left, asked at a terminal; a copy gets state of its own.
+func findProject(g *globals, stdin io.Reader, out io.Writer) error {
+	ws, err := filepath.Abs(g.workspace)
+	if err != nil {
+		return usageErr("--workspace: %v", err)
+	}
+	var ask flower.Adopter
+	if stdin != nil && term.Interactive(stdin, out) {
+		ask = func(from string) (bool, error) {
+			return term.Confirm(stdin, out, fmt.Sprintf("flower: this project was at %s and left its runs and sessions there. Take them over here? [y/N] ", tilde(from))), nil
+		}
+	}
+	u, err := g.storeURL()
+	if err != nil {
+		return err
+	}
+	g.runDir, err = flower.FindProject(ws, g.runDir, u, ask, out)
+	return fail(err)
 }
 
 // stateDir shows where a run dir is: absolute, with ~ for the home.

@@ -39,6 +39,9 @@ type wakeFlags struct {
 // wakeTerminal starts, or continues, the work in this directory (R3.1), on the
 // terminal.
 func wakeTerminal(ctx context.Context, g *globals, f *wakeFlags, phrase string, out io.Writer, stdin io.Reader) error {
+	if err := findProject(g, stdin, out); err != nil {
+		return err
+	}
 	if err := confirmAtStart(g, f, stdin, out); err != nil {
 		return err
 	}
@@ -72,6 +75,9 @@ func wakeWith(ctx context.Context, g *globals, f *wakeFlags, phrase string, out 
 	}
 	if phrase, err = script.Task(phrase, f.taskFile, os.Stdin); err != nil {
 		return fail(err)
+	}
+	if err := findProject(g, nil, out); err != nil { // serve's wakes: no one to ask
+		return err
 	}
 	cfg, err := flower.LoadConfig(ws) // first: it may declare the prices --budget needs
 	if err != nil {

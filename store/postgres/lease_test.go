@@ -137,6 +137,11 @@ type closer struct {
 
 func (c closer) Close() error { return c.close() }
 
+// Move is the leaseholder's store's (issue 22 item 3).
+func (c closer) Move(ctx context.Context, from, to string) error {
+	return c.Store.(store.Mover).Move(ctx, from, to)
+}
+
 func openAt(t *testing.T, url string, opts ...postgres.Option) *postgres.DB {
 	t.Helper()
 	db, err := postgres.Open(context.Background(), url, opts...)

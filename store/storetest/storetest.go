@@ -65,6 +65,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Events", testEvents},
 		{"EventsDuplicate", testEventsDuplicate},
 		{"EventsInvalid", testEventsInvalid},
+		{"Move", testMove},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,78 @@
+package flower_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flower-run/flower"
+	"github.com/flower-run/flower/project"
+	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/postgres/pgtest"
+)
+
+// TestOpenAdoptsAMove: a Host opened in a renamed project adopts its
+// state through Open (FindProject, then the re-key under the lease),
+// with SQLite and with PostgreSQL, and says so; unattended it asks no
+// one (issue 22 item 3).
+func TestOpenAdoptsAMove(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			url := ""
+			if backend == "postgres" {
+				url = pgtest.URL(t)
+			}
+			state, parent := t.TempDir(), t.TempDir()
+			t.Setenv("XDG_STATE_HOME", state)
+			t.Setenv(flower.RunDirEnv, "")
+			a, b := filepath.Join(parent, "a"), filepath.Join(parent, "b")
+			if err := os.Mkdir(a, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			h := open(t, a, url, nil)
+			now := time.Now()
+			run := store.Run{ID: "r1", Workspace: a, Status: store.RunInFlight, Step: "work", Created: now, Updated: now}
+			if err := h.Store().Commit(ctx, store.Batch{Run: &run}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := project.IndexIn(state).Keep(a, h.RunDir()); err != nil {
+				t.Fatal(err)
+			}
+			runDir := h.RunDir()
+			h.Close()
+			if err := os.Rename(a, b); err != nil {
+				t.Fatal(err)
+			}
+			var notes bytes.Buffer
+			h = open(t, b, url, &notes)
+			defer h.Close()
+			if h.RunDir() != runDir {
+				t.Errorf("the moved project's run dir = %s, want its state's %s", h.RunDir(), runDir)
+			}
+			if runs, err := h.Store().Runs(ctx, b); err != nil || len(runs) != 1 || runs[0].Workspace != b {
+				t.Errorf("runs of the new path after Open: %+v, %v", runs, err)
+			}
+			if !strings.Contains(notes.String(), "moved here from "+a) || strings.Count(notes.String(), "\n") != 1 {
+				t.Errorf("notes: %q, want one line saying the project moved here", notes.String())
+			}
+		})
+	}
+}
+
+func open(t *testing.T, ws, url string, notice *bytes.Buffer) *flower.Host {
+	t.Helper()
+	o := flower.Options{Workspace: ws, StoreURL: url, Model: "demo"}
+	if notice != nil {
+		o.Notice = notice
+	}
+	h, err := flower.Open(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", ws, err)
+	}
+	return h
+}
