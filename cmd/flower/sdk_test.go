@@ -237,7 +237,7 @@ func TestSDKPlanMode(t *testing.T) {
 // next message boundary: the tool finishes, no further model call.
 func TestSDKInterrupt(t *testing.T) {
 	t.Parallel()
-	srv := modeltest.NewAnthropic(bashTurns("while [ ! -e go ]; do sleep 0.02; done; echo finished > done.txt"))
+	srv := modeltest.NewAnthropic(bashTurns("touch started; while [ ! -e go ]; do sleep 0.02; done; echo finished > done.txt"))
 	defer srv.Close()
 	ws := t.TempDir()
 	r := runSDK(t, ws, srv, "interrupt")

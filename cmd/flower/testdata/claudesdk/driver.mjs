@@ -137,12 +137,16 @@ const scenarios = {
   },
   // interrupt() while a tool runs: the run stops at the next message
   // boundary; the tool waits for the go file, made once the interrupt is in.
+  // The interrupt waits for the command's started file: the assistant line
+  // comes before the call starts, and an interrupt in between rightly cuts
+  // the call before it runs.
   async interrupt() {
     let done;
     const finished = new Promise((r) => { done = r; });
     const q = query({ prompt: messages(['work'], null, finished), options: base });
     await drain(q, async (m) => {
       if (m.type === 'assistant' && m.message.content.some((b) => b.type === 'tool_use')) {
+        await waitFile(path.join(ws, 'started'));
         await q.interrupt();
         fs.writeFileSync(path.join(ws, 'go'), '');
         out({ interrupted: true });
