@@ -327,3 +327,35 @@ func TestInterruptCutsAStreamingAnswer(t *testing.T) {
 		t.Errorf("interrupt marked model_cut: %v; deltas seen: %v", cut, deltas)
 	}
 }
+
+// TestInterruptCutsACallTheResumeRuns: a question a crash left unanswered
+// is asked again when the session resumes (resume.Plan.Pending); an
+// interrupt while it waits cuts it and stops the run, as it does a call of
+// any turn, instead of waiting for an answer (issue 23). On the old code
+// the call ran outside a turn and the interrupt could not reach it.
+func TestInterruptCutsACallTheResumeRuns(t *testing.T) {
+	b := &blockTool{}
+	f := newFixture(t, modeltest.Script(modeltest.Turn{Text: "never asked"}), b)
+	b.rt = func() *agent.Runtime { return f.rt }
+	id := "11111111-2222-3333-4444-666666666666"
+	key := store.SessionKey(f.ws, id)
+	use := &model.ToolUse{ID: "toolu_b", Name: "Block", Input: json.RawMessage(`{}`)}
+	entries := []store.Entry{
+		{UUID: "e1", Key: key, Kind: store.KindUser, Message: &model.Message{Role: model.User, Content: []model.Block{&model.Text{Text: "ask me"}}}},
+		{UUID: "e2", Parent: "e1", Key: key, Kind: store.KindAssistant, Message: &model.Message{Role: model.Assistant, Content: []model.Block{use}}},
+	}
+	ctx := context.Background()
+	if err := f.rt.Store().Append(ctx, entries...); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.rt.Store().PutMeta(ctx, store.Meta{Key: key}); err != nil {
+		t.Fatal(err)
+	}
+	res := f.run(agent.Spec{}, "", agent.RunOptions{Resume: id})
+	if res.OK || res.Error != "interrupted" || f.srv.Count() != 0 {
+		t.Fatalf("result = %+v after %d requests", res, f.srv.Count())
+	}
+	if got := f.kinds(id); got != "user assistant tool_result interrupt" {
+		t.Fatalf("entries = %q", got)
+	}
+}

@@ -126,7 +126,7 @@ func (s *session) run(ctx context.Context, prompt string) error {
 // without it (R2.8).
 func (s *session) catchUp(ctx context.Context, p resume.Plan) error {
 	if len(p.Pending) > 0 {
-		if err := s.runTools(ctx, p.Pending); err != nil {
+		if err := s.catchUpCalls(ctx, p.Pending); err != nil {
 			return err
 		}
 	}
@@ -134,6 +134,20 @@ func (s *session) catchUp(ctx context.Context, p resume.Plan) error {
 		return s.append(ctx, userText(p.Note))
 	}
 	return nil
+}
+
+// catchUpCalls runs the calls a crash left without results as a turn of
+// their own, so an interrupt reaches them as it reaches any turn's calls: a
+// question asked again after a crash is cut, an effect finishes (issue 23:
+// task_interrupt waited for the re-asked question's answer).
+func (s *session) catchUpCalls(ctx context.Context, calls []resume.Call) error {
+	turn, done := s.rt.beginTurn(ctx, s.top)
+	err := s.runTools(turn, calls)
+	done()
+	if text, ok := s.rt.takeInterrupt(turn, s.top); ok && err == nil {
+		return s.interrupted(ctx, text, false)
+	}
+	return err
 }
 
 // loop alternates model calls and tool runs until the turn ends.
