@@ -211,12 +211,7 @@ func readMark(t *testing.T, runDir string) workflow.Mark {
 // saveMark writes the run dir's high-water mark of ws as an export does.
 func saveMark(t *testing.T, s store.Store, runDir, ws string) {
 	t.Helper()
-	m, err := workflow.ReadMark(context.Background(), s, ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _ := json.Marshal(m)
-	if err := os.WriteFile(filepath.Join(runDir, workflow.MarkFile), data, 0o600); err != nil {
+	if err := workflow.WriteMark(context.Background(), s, runDir, ws); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -67,6 +67,12 @@ func markOf(ctx context.Context, s store.Store, ws string, results int, l store.
 	return m, nil
 }
 
+// WriteMark records the store's state of ws now in the run dir's mark, as
+// an export does.
+func WriteMark(ctx context.Context, s store.Store, runDir, ws string) error {
+	return writeMark(ctx, s, runDir, ws, nil, nil)
+}
+
 // writeMark records the store's state of ws in the run dir's mark, given
 // the manifest rows and the lineage the caller read (nil: read them).
 func writeMark(ctx context.Context, s store.Store, runDir, ws string, rows []Row, l *store.Lineage) error {
