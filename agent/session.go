@@ -238,7 +238,12 @@ func (s *session) hold(e store.Entry, world bool) {
 }
 
 // unsaved are the held results, in the order they will commit.
-func (s *session) unsaved() []store.Entry { return slices.Concat(s.held, s.world) }
+func (s *session) unsaved() []store.Entry {
+	if len(s.world) == 0 { // the common case: no copy per request
+		return s.held
+	}
+	return slices.Concat(s.held, s.world)
+}
 
 // flush makes the held results durable.
 func (s *session) flush(ctx context.Context) error {
