@@ -338,10 +338,13 @@ func TestMCPTaskSurvivesKill(t *testing.T) {
 	if st := taskStatus(t, cs, dir); st.State != "stopped" || st.Run != asked.Run {
 		t.Fatalf("task_status once the task's process was killed: %+v", st)
 	}
+	// The seq before task_start: the continued task may ask again before
+	// a read after it, and the next "ask" event would then be the
+	// question's timeout, 30 minutes later (CI, stop 28).
+	after := taskStatusSeq(t, cs, dir)
 	if text, isErr := callText(t, cs, "task_start", map[string]any{"directory": dir}); isErr {
 		t.Fatalf("task_start to continue: %s", text)
 	}
-	after := taskStatusSeq(t, cs, dir)
 	waitEvent(t, cs, dir, &after, "ask")
 	st := taskStatus(t, cs, dir)
 	killTask(t, st.DriverPID)
