@@ -74,8 +74,12 @@ func WriteMark(ctx context.Context, s store.Store, runDir, ws string) error {
 }
 
 // writeMark records the store's state of ws in the run dir's mark, given
-// the manifest rows and the lineage the caller read (nil: read them).
+// the manifest rows and the lineage the caller read (nil: read them). A
+// store many workspaces share writes none (see marked).
 func writeMark(ctx context.Context, s store.Store, runDir, ws string, rows []Row, l *store.Lineage) error {
+	if !marked(s) {
+		return nil
+	}
 	var err error
 	if rows == nil {
 		if rows, err = workspaceRows(ctx, s, ws); err != nil {
@@ -94,6 +98,17 @@ func writeMark(ctx context.Context, s store.Store, runDir, ws string, rows []Row
 		return fmt.Errorf("high-water mark: %w", err)
 	}
 	return writeJSON(filepath.Join(runDir, MarkFile), m)
+}
+
+// marked says whether s is a store a mark guards: one of the run dir's
+// own (SQLite), which a damaged file can shrink. A store many workspaces
+// share (PostgreSQL) is kept whole by its server, and a run dir there is
+// one machine's, which may lag the others': flower.Host never checks its
+// mark, so writing one at every export cost a worker ~17 statements and
+// 8 fsynced files per run for nothing (issue 19).
+func marked(s store.Store) bool {
+	_, shared := s.(workspaceResults)
+	return !shared
 }
 
 // DamageError is a store that holds less than its high-water mark.
