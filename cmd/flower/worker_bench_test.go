@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -111,22 +112,30 @@ func BenchmarkWorkers64(b *testing.B) {
 	bin := plainFlower(b)
 	var total time.Duration
 	var peak, peakAll int
+	var requests int64
 	for range b.N {
-		took, p, all := bench64(b, bin)
+		took, p, all, n := bench64(b, bin)
 		total += took
 		peak, peakAll = max(peak, p), max(peakAll, all)
+		requests += n
 	}
 	b.ReportMetric(float64(64*b.N)/total.Minutes(), "runs/min")
+	b.ReportMetric(float64(requests)/total.Minutes(), "requests/min")
 	b.ReportMetric(total.Seconds()/float64(b.N), "s/64runs")
 	b.ReportMetric(float64(peak), "worker-conns")
 	b.ReportMetric(float64(peakAll), "db-conns")
 }
 
-func bench64(b *testing.B, bin string) (took time.Duration, peak, peakAll int) {
+// bench64 also returns how many model requests the 64 runs made: the
+// issue's measure (requests per minute) where a run of flower and one of
+// the DBOS loop differ in size.
+func bench64(b *testing.B, bin string) (took time.Duration, peak, peakAll int, requests int64) {
 	const runs, workers = 64, 2
 	ctx := context.Background()
 	url := pgtest.URL(b)
+	var served atomic.Int64
 	srv := modeltest.NewAnthropic(func(r *modeltest.Request) modeltest.Turn {
+		served.Add(1)
 		t := play(r)
 		if t.Fault == nil {
 			t.Fault = &modeltest.Fault{Delay: 50 * time.Millisecond}
@@ -196,5 +205,5 @@ func bench64(b *testing.B, bin string) (took time.Duration, peak, peakAll int) {
 		c.Process.Signal(syscall.SIGTERM)
 		c.Wait()
 	}
-	return took, peak, peakAll
+	return took, peak, peakAll, served.Load()
 }
