@@ -25,12 +25,15 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/flower-run/flower/bench/dbos/durable"
 )
 
 const (
@@ -44,6 +47,8 @@ const (
 func main() {
 	server := flag.String("db", os.Getenv("FLOWER_TEST_POSTGRES"), "the PostgreSQL server (its postgres database)")
 	worker := flag.String("worker", "", "internal: run as an executor on this database URL")
+	flag.StringVar(&sessions.fake, "session", "", "each workflow is the wall12 session (durable.Session) against bench/wall12/fake at this URL, not 14 bare steps")
+	flag.StringVar(&sessions.request, "request", "", "with -session: the request body whose system prompt and tools the sessions send")
 	flag.Parse()
 	if *worker != "" {
 		executor(*worker)
@@ -52,6 +57,13 @@ func main() {
 	if err := orchestrate(*server); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// sessions is the -session workload: 64 agent sessions of 12 turns, each
+// in a workspace of its own, the workload of bench/wall12/many (issue 19:
+// flower and DBOS side by side on the same requests and tool calls).
+var sessions struct {
+	fake, request string
 }
 
 // input is a workflow's: where the fake model is.
@@ -92,6 +104,7 @@ func executor(dbURL string) {
 		log.Fatal(err)
 	}
 	dbos.RegisterWorkflow(d, run, dbos.WithWorkflowName(workflow))
+	dbos.RegisterWorkflow(d, durable.Session, dbos.WithWorkflowName(durable.Name))
 	if _, err := dbos.RegisterQueue(d, queue, dbos.WithWorkerConcurrency(runs/workers),
 		dbos.WithQueueBasePollingInterval(20*time.Millisecond)); err != nil {
 		log.Fatal(err)
@@ -151,8 +164,13 @@ func orchestrate(server string) error {
 		boot.Process.Signal(syscall.SIGTERM)
 		boot.Wait()
 	}
+	root, err := os.MkdirTemp("", "dbos-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
 	for i := range runs {
-		if _, err := dbos.Enqueue[int](client, queue, workflow, input{Model: model.URL, N: i}); err != nil {
+		if err := enqueue(client, model.URL, root, i); err != nil {
 			return fmt.Errorf("enqueue: %w", err)
 		}
 	}
@@ -168,6 +186,7 @@ func orchestrate(server string) error {
 	for range workers {
 		c := exec.Command(os.Args[0], "-worker", dbURL)
 		c.Stderr = os.Stderr
+		c.Env = append(os.Environ(), "ANTHROPIC_BASE_URL="+sessions.fake, "ANTHROPIC_API_KEY=test")
 		if err := c.Start(); err != nil {
 			return err
 		}
@@ -179,7 +198,12 @@ func orchestrate(server string) error {
 		if err := sampler.QueryRow(ctx, `SELECT count(*) - 1 FROM pg_stat_activity WHERE datname = current_database()`).Scan(&conns); err == nil {
 			peak = max(peak, conns)
 		}
-		sampler.QueryRow(ctx, `SELECT count(*) FROM dbos.workflow_status WHERE status = 'SUCCESS'`).Scan(&done)
+		var failed int
+		sampler.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status = 'SUCCESS'), count(*) FILTER (WHERE status = 'ERROR')
+			FROM dbos.workflow_status`).Scan(&done, &failed)
+		if failed > 0 {
+			return fmt.Errorf("%d workflows failed", failed)
+		}
 		if done == runs {
 			break
 		}
@@ -193,7 +217,45 @@ func orchestrate(server string) error {
 		c.Process.Signal(syscall.SIGTERM)
 		c.Wait()
 	}
-	fmt.Printf("DBOS %d workflows × %d steps on %d executors: %.2f s, %.1f runs/min, peak %d connections (not counting the sampler)\n",
-		runs, steps, workers, took.Seconds(), runs/took.Minutes(), peak)
+	what, requests := fmt.Sprintf("workflows × %d steps", steps), steps
+	if sessions.fake != "" {
+		if err := checkSessions(root); err != nil {
+			return err
+		}
+		what, requests = "wall12 sessions (12 turns)", 12
+	}
+	fmt.Printf("DBOS %d %s on %d executors: %.2f s, %.1f runs/min, %.0f requests/min, peak %d connections (not counting the sampler)\n",
+		runs, what, workers, took.Seconds(), runs/took.Minutes(), float64(runs*requests)/took.Minutes(), peak)
+	return nil
+}
+
+// enqueue queues run i: 14 bare steps against model, or with -session a
+// wall12 session in a workspace of its own under root.
+func enqueue(client dbos.Client, model, root string, i int) error {
+	if sessions.fake == "" {
+		_, err := dbos.Enqueue[int](client, queue, workflow, input{Model: model, N: i})
+		return err
+	}
+	dir := filepath.Join(root, fmt.Sprint("ws", i))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	_, err := dbos.Enqueue[string](client, queue, durable.Name, durable.Task{Prompt: "do the task",
+		Request: sessions.request, Model: "claude-sonnet-4-6", Dir: dir, Quiet: true})
+	return err
+}
+
+// checkSessions: every session left the file the script has it write,
+// checked and read back (bench/wall12/fake: notes.txt, 60 lines at the end).
+func checkSessions(root string) error {
+	for i := range runs {
+		data, err := os.ReadFile(filepath.Join(root, fmt.Sprint("ws", i), "notes.txt"))
+		if err != nil {
+			return fmt.Errorf("session %d: %w", i, err)
+		}
+		if n := strings.Count(string(data), "\n"); n != 60 {
+			return fmt.Errorf("session %d: notes.txt has %d lines, want 60", i, n)
+		}
+	}
 	return nil
 }

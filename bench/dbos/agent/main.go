@@ -14,7 +14,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -24,27 +23,12 @@ import (
 	"strings"
 	"time"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/flower-run/flower/bench/wall12/loop"
+	"github.com/flower-run/flower/bench/dbos/durable"
 )
-
-// task is a workflow's input.
-type task struct {
-	Prompt  string `json:"prompt"`
-	Request string `json:"request"`
-	Model   string `json:"model"`
-}
-
-// result is a tool step's checkpointed output.
-type result struct {
-	Out   string `json:"out"`
-	IsErr bool   `json:"is_err"`
-}
 
 func main() {
 	db := flag.String("db", "", "the PostgreSQL database the workflow state lives in")
@@ -55,13 +39,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: agent -db URL [-request FILE] [-model NAME] PROMPT")
 		os.Exit(2)
 	}
-	if err := run(*db, task{Prompt: flag.Arg(0), Request: *request, Model: *modelName}); err != nil {
+	if err := run(*db, durable.Task{Prompt: flag.Arg(0), Request: *request, Model: *modelName}); err != nil {
 		fmt.Fprintln(os.Stderr, "agent:", err)
 		os.Exit(1)
 	}
 }
 
-func run(db string, in task) error {
+func run(db string, in durable.Task) error {
 	ctx := context.Background()
 	if err := ensureDatabase(ctx, db); err != nil {
 		return err
@@ -72,11 +56,11 @@ func run(db string, in task) error {
 		return fmt.Errorf("dbos: %w", err)
 	}
 	defer dbos.Shutdown(d, 5*time.Second)
-	dbos.RegisterWorkflow(d, session, dbos.WithWorkflowName("session"))
+	dbos.RegisterWorkflow(d, durable.Session, dbos.WithWorkflowName(durable.Name))
 	if err := dbos.Launch(d); err != nil {
 		return fmt.Errorf("launch: %w", err)
 	}
-	h, err := dbos.RunWorkflow(d, session, in, dbos.WithWorkflowID(uuid.NewString()))
+	h, err := dbos.RunWorkflow(d, durable.Session, in, dbos.WithWorkflowID(uuid.NewString()))
 	if err != nil {
 		return err
 	}
@@ -84,56 +68,8 @@ func run(db string, in task) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println(summary)
+	fmt.Println("\n" + summary)
 	return nil
-}
-
-// session is the workflow: the bare loop with every call a step.
-func session(ctx dbos.Context, in task) (string, error) {
-	system, tools, err := loop.Definitions(in.Request)
-	if err != nil {
-		return "", err
-	}
-	client := sdk.NewClient(option.WithMaxRetries(0))
-	msgs := []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock(in.Prompt))}
-	calls := map[string]int{}
-	for turn := 1; ; turn++ {
-		params := sdk.MessageNewParams{Model: sdk.Model(in.Model), MaxTokens: 8192, System: system, Tools: tools, Messages: msgs}
-		raw, err := dbos.RunAsStep(ctx, func(context.Context) (string, error) {
-			msg, err := loop.Call(client, params)
-			return msg.RawJSON(), err
-		}, dbos.WithStepName(fmt.Sprint("model", turn)))
-		if err != nil {
-			return "", fmt.Errorf("turn %d: %w", turn, err)
-		}
-		var msg sdk.Message
-		if err := json.Unmarshal([]byte(raw), &msg); err != nil {
-			return "", fmt.Errorf("turn %d: %w", turn, err)
-		}
-		msgs = append(msgs, msg.ToParam())
-		var results []sdk.ContentBlockParamUnion
-		for _, c := range msg.Content {
-			switch c.Type {
-			case "text":
-				fmt.Println(c.Text)
-			case "tool_use":
-				r, err := dbos.RunAsStep(ctx, func(context.Context) (result, error) {
-					out, isErr := loop.RunTool(c.Name, c.Input)
-					return result{out, isErr}, nil
-				}, dbos.WithStepName(c.Name))
-				if err != nil {
-					return "", err
-				}
-				calls[c.Name]++
-				fmt.Printf("  [%s] %s\n", c.Name, loop.FirstLine(r.Out))
-				results = append(results, sdk.NewToolResultBlock(c.ID, r.Out, r.IsErr))
-			}
-		}
-		if msg.StopReason != sdk.StopReasonToolUse {
-			return fmt.Sprintf("\ndbos · %d turns · Write %d, Bash %d, Read %d", turn, calls["Write"], calls["Bash"], calls["Read"]), nil
-		}
-		msgs = append(msgs, sdk.NewUserMessage(results...))
-	}
 }
 
 // ensureDatabase creates the database db names, through the server's

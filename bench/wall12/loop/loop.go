@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -62,8 +63,15 @@ func Definitions(file string) ([]sdk.TextBlockParam, []sdk.ToolUnionParam, error
 	return body.System, body.Tools, nil
 }
 
-// RunTool runs one call; a failure is a result the model sees.
+// RunTool runs one call in the current directory; a failure is a result
+// the model sees.
 func RunTool(name string, input json.RawMessage) (string, bool) {
+	return RunToolIn("", name, input)
+}
+
+// RunToolIn runs one call in directory dir ("": the current one), as
+// sessions side by side in one process need.
+func RunToolIn(dir, name string, input json.RawMessage) (string, bool) {
 	var in struct {
 		Command  string `json:"command"`
 		FilePath string `json:"file_path"`
@@ -72,6 +80,9 @@ func RunTool(name string, input json.RawMessage) (string, bool) {
 	if err := json.Unmarshal(input, &in); err != nil {
 		return err.Error(), true
 	}
+	if dir != "" && in.FilePath != "" && !filepath.IsAbs(in.FilePath) {
+		in.FilePath = filepath.Join(dir, in.FilePath)
+	}
 	switch name {
 	case "Write":
 		if err := os.WriteFile(in.FilePath, []byte(in.Content), 0o644); err != nil {
@@ -79,7 +90,9 @@ func RunTool(name string, input json.RawMessage) (string, bool) {
 		}
 		return fmt.Sprintf("Wrote %s (%d bytes written)", in.FilePath, len(in.Content)), false
 	case "Bash":
-		out, err := exec.Command("bash", "-c", in.Command).CombinedOutput()
+		cmd := exec.Command("bash", "-c", in.Command)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			return string(out) + err.Error(), true
 		}
