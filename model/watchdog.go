@@ -41,10 +41,33 @@ func (e *StallError) Temporary() bool { return true }
 // rightly exceed; these bound silence only. Zero durations take the
 // defaults.
 type Watchdog struct {
-	Base      http.RoundTripper // nil: http.DefaultTransport
+	Base      http.RoundTripper // nil: Transport()
 	FirstByte time.Duration
 	Idle      time.Duration
 }
+
+// MaxIdlePerHost is how many idle connections to a model's host
+// Transport keeps: one per run a process drives at once (a worker's 32),
+// and then some.
+const MaxIdlePerHost = 64
+
+// Transport is the process's one transport to the model APIs, under every
+// Watchdog given no Base: http.DefaultTransport's settings, but for the
+// idle connections kept per host. net/http keeps 2, so with more runs in
+// one process idle at once while their tools run, most connections were
+// closed and the next requests dialed again, on the real API with a TLS
+// handshake each time (issue 19; TestSideBySideRunsKeepTheirConnections
+// in model/anthropic: 16 runs of 3 requests opened 44 connections where
+// 16 do).
+var Transport = sync.OnceValue(func() http.RoundTripper {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultTransport // replaced by a wrapper: keep it
+	}
+	t = t.Clone()
+	t.MaxIdleConnsPerHost = MaxIdlePerHost
+	return t
+})
 
 // NewHTTPClient is an http.Client over a Watchdog with these timeouts.
 func NewHTTPClient(firstByte, idle time.Duration) *http.Client {
@@ -54,7 +77,7 @@ func NewHTTPClient(firstByte, idle time.Duration) *http.Client {
 func (w *Watchdog) RoundTrip(req *http.Request) (*http.Response, error) {
 	base := w.Base
 	if base == nil {
-		base = http.DefaultTransport
+		base = Transport()
 	}
 	first, idle := w.FirstByte, w.Idle
 	if first <= 0 {

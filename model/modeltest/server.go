@@ -11,9 +11,11 @@ package modeltest
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/flower-run/flower/model"
@@ -125,7 +127,19 @@ type Server struct {
 	respond   Responder
 	mu        sync.Mutex // guards reqs and onRequest
 	reqs      []*Request
+	count     int  // requests received
+	forget    bool // Forget: count requests, keep none
 	onRequest func(r *Request)
+	conns     atomic.Int64 // connections opened (Conns)
+}
+
+// Forget makes the server count the requests it receives but keep none
+// (Requests returns only those before): a server that lives long, as a
+// benchmark's, would otherwise hold every body, megabytes per session.
+func (s *Server) Forget() {
+	s.mu.Lock()
+	s.forget = true
+	s.mu.Unlock()
 }
 
 // OnRequest sets a hook called with each request before it is answered
@@ -139,10 +153,20 @@ func (s *Server) OnRequest(f func(r *Request)) {
 
 func newServer(respond Responder, h func(s *Server) http.Handler) *Server {
 	s := &Server{respond: respond}
-	s.srv = httptest.NewServer(h(s))
+	s.srv = httptest.NewUnstartedServer(h(s))
+	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	s.srv.Start()
 	s.URL = s.srv.URL
 	return s
 }
+
+// Conns is the number of connections clients have opened so far: a client
+// that keeps its connections alive opens one per request in flight at once.
+func (s *Server) Conns() int { return int(s.conns.Load()) }
 
 // Close shuts the server down and waits for in-flight requests.
 func (s *Server) Close() {
@@ -161,14 +185,17 @@ func (s *Server) Requests() []*Request {
 func (s *Server) Count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.reqs)
+	return s.count
 }
 
 // record numbers and stores r, runs the hook and asks the responder.
 func (s *Server) record(r *Request) Turn {
 	s.mu.Lock()
-	r.N = len(s.reqs) + 1
-	s.reqs = append(s.reqs, r)
+	s.count++
+	r.N = s.count
+	if !s.forget {
+		s.reqs = append(s.reqs, r)
+	}
 	hook := s.onRequest
 	s.mu.Unlock()
 	if hook != nil {
