@@ -63,7 +63,7 @@ func approvalFile(ws string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, slug(ws)+".json"), nil
+	return filepath.Join(dir, RunDirName(ws)+".json"), nil
 }
 
 // current reads the confirmed files of ws as they are.

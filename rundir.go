@@ -59,9 +59,15 @@ func DefaultRunDir(ws string) (string, error) {
 
 // pathRunDir is the run dir the path ws names under the state directory
 // home, whatever its project's id says.
-func pathRunDir(home, ws string) string { return filepath.Join(home, "flower", "projects", slug(ws)) }
+func pathRunDir(home, ws string) string {
+	return filepath.Join(home, "flower", "projects", RunDirName(ws))
+}
 
-func slug(ws string) string {
+// RunDirName is the name of workspace ws's run dir in a directory of many
+// (the state home's, a worker's): the path made readable, and a hash of
+// it, so that paths the readable part confuses (/srv/my_app, /srv/my-app)
+// never share one.
+func RunDirName(ws string) string {
 	sum := sha256.Sum256([]byte(ws))
 	name := strings.Trim(strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {

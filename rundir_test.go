@@ -2,6 +2,7 @@ package flower_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/flower-run/flower"
@@ -29,5 +30,26 @@ func TestChooseRunDir(t *testing.T) {
 	}
 	if got, old, err := flower.ChooseRunDir(ws, ws); err != nil || old || got != def || filepath.Dir(filepath.Dir(got)) != filepath.Join(state, "flower") {
 		t.Errorf("no %s: %q, %v, %v; want %q under %s", flower.RunDirEnv, got, old, err, def, state)
+	}
+}
+
+// TestRunDirNameTellsPathsApart: paths that read alike once made readable
+// (/ _ . all become -) get run dirs of their own, in a worker's directory
+// as in the state home; the same path always the same one.
+func TestRunDirNameTellsPathsApart(t *testing.T) {
+	alike := []string{"/srv/my-app", "/srv/my_app", "/srv/my/app", "/srv/my.app"}
+	seen := map[string]string{}
+	for _, ws := range alike {
+		name := flower.RunDirName(ws)
+		if other, ok := seen[name]; ok {
+			t.Errorf("%s and %s share the run dir name %s", ws, other, name)
+		}
+		seen[name] = ws
+		if again := flower.RunDirName(ws); again != name {
+			t.Errorf("RunDirName(%s) is %s, then %s", ws, name, again)
+		}
+		if !strings.Contains(name, "srv-my") {
+			t.Errorf("RunDirName(%s) = %s does not show the path", ws, name)
+		}
 	}
 }

@@ -34,7 +34,7 @@ func (w *Worker) drive(ctx context.Context, r store.Run) error {
 	}
 	defer logf.Close()
 	log := &lockedWriter{w: logf}
-	h, err := flower.Open(ctx, flower.Options{Workspace: r.Workspace, RunDir: filepath.Join(w.o.RunDir, store.ProjectKey(r.Workspace)),
+	h, err := flower.Open(ctx, flower.Options{Workspace: r.Workspace, RunDir: filepath.Join(w.o.RunDir, flower.RunDirName(r.Workspace)),
 		DB: w.db, Model: w.o.Model, IdleTimeout: w.o.IdleTimeout, NoTrim: w.o.NoTrim, Secrets: w.o.Secrets, Notice: log})
 	if err != nil {
 		fmt.Fprintf(log, "flower: %v\n", err)

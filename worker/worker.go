@@ -48,7 +48,7 @@ type Options struct {
 	// open. Required.
 	DB *postgres.DB
 	// RunDir holds the run dirs of the workspaces this worker drives (one
-	// per workspace, named by store.ProjectKey) and, in worker/, each
+	// per workspace, named by flower.RunDirName) and, in worker/, each
 	// run's log, RUN.log.
 	RunDir string
 	// Concurrency is how many runs are driven at once (default 1).

@@ -2,10 +2,16 @@ package worker_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/flower-run/flower"
+	"github.com/flower-run/flower/store"
+	"github.com/flower-run/flower/store/postgres/pgtest"
 	"github.com/flower-run/flower/worker"
 )
 
@@ -38,6 +44,48 @@ func TestCheckSubmit(t *testing.T) {
 		}
 		if _, serr := worker.Submit(context.Background(), nil, c.ws, c.task); serr == nil || serr.Error() != err.Error() {
 			t.Errorf("Submit(%q, %q) = %v, CheckSubmit %v", c.ws, c.task, serr, err)
+		}
+	}
+}
+
+// TestRunDirsOfLookalikeWorkspaces: one worker drives my_app and my-app
+// side by side; each gets a run dir of its own (flower.RunDirName), whose
+// manifest holds its own run. Named by store.ProjectKey they shared one
+// (both -…-my-app), and the exports of one overwrote the other's.
+func TestRunDirsOfLookalikeWorkspaces(t *testing.T) {
+	url := pgtest.URL(t)
+	fakeModel(t, 0)
+	db := open(t, url)
+	dir := t.TempDir()
+	var runs []store.Run
+	for _, name := range []string{"my_app", "my-app"} {
+		ws := filepath.Join(dir, name)
+		if err := os.Mkdir(ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r, err := worker.Submit(context.Background(), db, ws, "write hello.txt", worker.AskTimeout(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	w := start(t, worker.Options{DB: open(t, url), Concurrency: 2})
+	until(t, "both runs finish", finished(t, db, runs))
+	w.stop()
+	checkRuns(t, url, db, runs)
+	for _, r := range runs {
+		data, err := os.ReadFile(filepath.Join(w.dir, flower.RunDirName(r.Workspace), "manifest.json"))
+		if err != nil {
+			t.Fatalf("run %s in %s: %v", r.ID, r.Workspace, err)
+		}
+		var rows []struct{ Run string }
+		if err := json.Unmarshal(data, &rows); err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range rows {
+			if row.Run != r.ID {
+				t.Errorf("the manifest of %s holds a row of run %s, not of its own run %s", r.Workspace, row.Run, r.ID)
+			}
 		}
 	}
 }
