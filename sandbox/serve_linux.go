@@ -309,7 +309,6 @@ func forkCommand(a *forkArgs) (pid int, errno syscall.Errno) {
 		err1   syscall.Errno
 		cmd    uintptr
 		i      uintptr
-		ws     uint32
 		code   uintptr
 		report [2]int32
 	)
@@ -340,7 +339,16 @@ func forkCommand(a *forkArgs) (pid int, errno syscall.Errno) {
 	}
 	runtime_AfterForkInChild() // default signal handlers, signals unblocked
 
-	cmd, _, err1 = syscall.RawSyscall6(syscall.SYS_CLONE, a.forkA, a.forkB, 0, 0, 0, 0)
+	if vforks {
+		// The command shares this init's memory, stack included, until its
+		// exec, and the init waits meanwhile: what the command writes in
+		// this frame is the init's after, which goes on with cmd only
+		// (initReap).
+		cmd, code = vforkClone(unix.CLONE_VM | unix.CLONE_VFORK | uintptr(unix.SIGCHLD))
+		err1 = syscall.Errno(code)
+	} else {
+		cmd, _, err1 = syscall.RawSyscall6(syscall.SYS_CLONE, a.forkA, a.forkB, 0, 0, 0, 0)
+	}
 	if err1 != 0 {
 		report[0], report[1] = 0, int32(err1)
 		_, _, _ = syscall.RawSyscall(syscall.SYS_WRITE, 4, uintptr(unsafe.Pointer(&report)), 8)
@@ -386,7 +394,26 @@ func forkCommand(a *forkArgs) (pid int, errno syscall.Errno) {
 		_, _, _ = syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 127, 0, 0)
 	}
 
-	// Still the init: hold nothing, reap everything, exit with the command.
+	// Still the init. With vforks, this frame's other variables may hold
+	// what the command left in them: initReap takes only cmd.
+	initReap(cmd)
+	return 0, 0 // not reached
+}
+
+// initReap is the rest of the command's init (forkCommand): it holds
+// nothing, reaps everything, and exits with the command's status.
+//
+//go:noinline
+//go:nosplit
+//go:norace
+func initReap(cmd uintptr) {
+	var (
+		r1   uintptr
+		err1 syscall.Errno
+		i    uintptr
+		ws   uint32
+		code uintptr
+	)
 	_, _, err1 = syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 0, uintptr(^uint32(0)), 0)
 	if err1 != 0 {
 		for i = 0; i < 5; i++ {
@@ -410,5 +437,4 @@ func forkCommand(a *forkArgs) (pid int, errno syscall.Errno) {
 		code = 128 + uintptr(ws&0x7f)
 	}
 	_, _, _ = syscall.RawSyscall(syscall.SYS_EXIT_GROUP, code, 0, 0)
-	return 0, 0 // not reached
 }
