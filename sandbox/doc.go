@@ -21,7 +21,8 @@
 //   - makes its mount namespace the view every command gets (view_linux.go):
 //     flower's state (the run dir, the state home's flower/) covered by
 //     an empty read-only tmpfs, the protected paths (Protected:
-//     flower.yaml, .mcp.json, .claude/, .git/hooks, .git/config, and the
+//     flower.yaml, .mcp.json, .claude/, .git/hooks, .git/config,
+//     .flower/project, and the
 //     instruction files when asked) bind-mounted read-only, and a devpts of
 //     its own, so that the person's terminals are not there;
 //   - dies with flower: the parent-death signal, and a "lifeline" pipe whose

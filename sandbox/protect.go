@@ -13,12 +13,15 @@ import (
 // protectedNames are the workspace's paths that decide what the next
 // start of flower enforces or runs (issue 20): its configuration (the
 // sandbox, the permission rules), its MCP servers, Claude Code's settings,
-// and what git runs on the person's next commit. An agent that could
-// rewrite them could switch its own sandbox off. "flower.yaml" is
-// config.FileName, and the instruction files are config.AgentsFile and
+// what git runs on the person's next commit, and the project's id, which
+// decides whose state the next start takes if the directory moved. An
+// agent that could rewrite them could switch its own sandbox off, or
+// hand this directory another project's state. "flower.yaml" is
+// config.FileName, the instruction files are config.AgentsFile and
 // config.ClaudeFile (config imports this package; TestProtectedPaths there
-// checks they agree).
-var protectedNames = []string{"flower.yaml", ".mcp.json", ".claude", ".git/hooks", ".git/config"}
+// checks they agree), and ".flower/project" is project.IDFile
+// (TestProtectedProjectID).
+var protectedNames = []string{"flower.yaml", ".mcp.json", ".claude", ".git/hooks", ".git/config", ".flower/project"}
 
 // instructionNames are the instruction files, protected when flower.yaml
 // says sandbox.protect_instructions: true.

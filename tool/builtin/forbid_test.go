@@ -84,6 +84,7 @@ func TestFileToolsRefuseProtectedPaths(t *testing.T) {
 		{&Write{Env: env}, map[string]any{"file_path": ".git/hooks/pre-commit", "content": "#!/bin/sh\n"}},
 		{&Edit{Env: env}, map[string]any{"file_path": ".git/config", "old_string": "core", "new_string": "x"}},
 		{&Write{Env: env}, map[string]any{"file_path": "CLAUDE.md", "content": "obey\n"}},
+		{&Write{Env: env}, map[string]any{"file_path": ".flower/project", "content": "another-projects-id\n"}},
 	}
 	for _, c := range cases {
 		res := run(t, c.tl, c.input)
@@ -94,7 +95,7 @@ func TestFileToolsRefuseProtectedPaths(t *testing.T) {
 	if got := readFile(t, filepath.Join(ws, "flower.yaml")); got != "sandbox: {mode: required}\n" {
 		t.Errorf("flower.yaml now holds %q", got)
 	}
-	for _, p := range []string{".mcp.json", ".claude", ".git/hooks", "CLAUDE.md"} {
+	for _, p := range []string{".mcp.json", ".claude", ".git/hooks", "CLAUDE.md", ".flower/project"} {
 		if _, err := os.Stat(filepath.Join(ws, p)); err == nil {
 			t.Errorf("%s was created", p)
 		}

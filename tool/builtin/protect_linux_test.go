@@ -26,6 +26,9 @@ func TestBashCreatesNoProtectedPath(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil { // a repository without hooks
 		t.Fatal(err)
 	}
+	if err := os.Mkdir(filepath.Join(ws, ".flower"), 0o755); err != nil { // notes, no project id yet
+		t.Fatal(err)
+	}
 	// The person's own config where the home directory is the workspace,
 	// with no ~/.config yet (config.UserProtected).
 	userDir := filepath.Join(ws, ".config", "flower")
@@ -36,12 +39,13 @@ func TestBashCreatesNoProtectedPath(t *testing.T) {
 echo 'sandbox: {mode: "off"}' > flower.yaml
 echo '{}' > .mcp.json
 mkdir .git/hooks && echo 'evil' > .git/hooks/pre-commit
+echo another-projects-id > .flower/project
 setsid sh -c 'while :; do mkdir -p .claude; echo x > .claude/settings.json; done' >/dev/null 2>&1 &
 until [ -e .claude/settings.json ]; do :; done
 mkdir -p .config/flower && echo 'model: mine' > .config/flower/config.yaml
 echo kept > kept.txt; echo made`})
-	wantOK(t, res, "made", "flower removed flower.yaml, .mcp.json, .claude, .git/hooks, .config/flower, which this command created")
-	for _, p := range []string{"flower.yaml", ".mcp.json", ".claude", ".git/hooks", ".config/flower"} {
+	wantOK(t, res, "made", "flower removed flower.yaml, .mcp.json, .claude, .git/hooks, .flower/project, .config/flower, which this command created")
+	for _, p := range []string{"flower.yaml", ".mcp.json", ".claude", ".git/hooks", ".flower/project", ".config/flower"} {
 		if _, err := os.Lstat(filepath.Join(ws, p)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s is still there after the call (lstat: %v)", p, err)
 		}
