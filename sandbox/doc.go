@@ -22,9 +22,9 @@
 //     flower's state (the run dir, the state home's flower/) covered by
 //     an empty read-only tmpfs, the protected paths (Protected:
 //     flower.yaml, .mcp.json, .claude/, .git/hooks, .git/config,
-//     .flower/project, and the
-//     instruction files when asked) bind-mounted read-only, and a devpts of
-//     its own, so that the person's terminals are not there;
+//     .flower/project, and the instruction files when asked) bind-mounted
+//     read-only, and a devpts of its own, so that the person's terminals
+//     are not there;
 //   - dies with flower: the parent-death signal, and a "lifeline" pipe whose
 //     write end only flower holds (closed by the kernel however flower
 //     dies, and by Close);
