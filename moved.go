@@ -136,5 +136,10 @@ func adoptMove(ctx context.Context, s store.Store, runDir, ws string) error {
 		return fmt.Errorf("adopt the state of %s: the store cannot move a workspace's records", e.Workspace)
 	}
 	f := project.Found{Kind: project.Moved, ID: id, From: e.Workspace, Entry: e}
-	return x.Adopt(ctx, m, f, ws, func(from string) error { return workflow.MoveMark(runDir, from, ws) })
+	err = x.Adopt(ctx, m, f, ws, func(from string) error { return workflow.MoveMark(runDir, from, ws) })
+	if errors.Is(err, store.ErrMoveShared) {
+		return &UsageError{Err: fmt.Errorf("%w; its state stays with %s: delete %s to start this directory as a new project",
+			err, Tilde(e.Workspace), filepath.Join(ws, project.IDFile))}
+	}
+	return err
 }

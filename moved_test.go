@@ -3,6 +3,7 @@ package flower_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,4 +76,49 @@ func open(t *testing.T, ws, url string, notice *bytes.Buffer) *flower.Host {
 		t.Fatalf("Open(%s): %v", ws, err)
 	}
 	return h
+}
+
+// TestOpenRefusesAMoveThatSharesKeys: in a PostgreSQL store that also
+// holds /…/a-b, whose keys /…/a_b shares (store.ProjectKey reads _ and -
+// alike), a renamed a_b is not adopted: re-keying its records would take
+// a-b's along. Open says why and what to do in one line, and neither
+// workspace loses a run.
+func TestOpenRefusesAMoveThatSharesKeys(t *testing.T) {
+	url := pgtest.URL(t)
+	state, parent := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	t.Setenv(flower.RunDirEnv, "")
+	ab, lookalike, moved := filepath.Join(parent, "a_b"), filepath.Join(parent, "a-b"), filepath.Join(parent, "c")
+	ctx := context.Background()
+	for _, ws := range []string{ab, lookalike} {
+		if err := os.Mkdir(ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		h := open(t, ws, url, nil)
+		now := time.Now()
+		run := store.Run{ID: "r-" + filepath.Base(ws), Workspace: ws, Status: store.RunInFlight, Step: "work", Created: now, Updated: now}
+		if err := h.Store().Commit(ctx, store.Batch{Run: &run}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := project.IndexIn(state).Keep(ws, h.RunDir()); err != nil {
+			t.Fatal(err)
+		}
+		h.Close()
+	}
+	if err := os.Rename(ab, moved); err != nil {
+		t.Fatal(err)
+	}
+	_, err := flower.Open(ctx, flower.Options{Workspace: moved, StoreURL: url, Model: "demo", Notice: &bytes.Buffer{}})
+	var usage *flower.UsageError
+	if !errors.As(err, &usage) || !errors.Is(err, store.ErrMoveShared) || strings.Contains(err.Error(), "\n") ||
+		!strings.Contains(err.Error(), lookalike) || !strings.Contains(err.Error(), filepath.Join(moved, project.IDFile)) {
+		t.Fatalf("Open of the moved %s = %v, want one line naming %s and the id file to delete", ab, err, lookalike)
+	}
+	h := open(t, lookalike, url, nil)
+	defer h.Close()
+	for ws, id := range map[string]string{ab: "r-a_b", lookalike: "r-a-b"} {
+		if runs, err := h.Store().Runs(ctx, ws); err != nil || len(runs) != 1 || runs[0].ID != id {
+			t.Errorf("runs of %s after the refused move: %+v, %v; want %s", ws, runs, err, id)
+		}
+	}
 }

@@ -23,13 +23,26 @@ type Mover interface {
 	// Move re-keys, in one transaction, the sessions, side logs, event
 	// streams and summaries under ProjectKey(from) and the runs, thread
 	// and bindings of from to to. It does nothing when from holds
-	// nothing (a move already made), and refuses with ErrMoveTarget
-	// when to already holds runs or sessions.
+	// nothing (a move already made), refuses with ErrMoveTarget when to
+	// already holds runs or sessions, and with ErrMoveShared when another
+	// workspace's records share from's keys.
 	Move(ctx context.Context, from, to string) error
 }
 
 // ErrMoveTarget is Move's refusal to mix two workspaces' records.
 var ErrMoveTarget = errors.New("the new path already has state in this store")
+
+// ErrMoveShared is Move's refusal to move a workspace whose keys another
+// workspace's records share: ProjectKey reads /, _ and . alike, so
+// /srv/my_app and /srv/my-app, in one store (PostgreSQL), have the same
+// keys, and moving one would take the other's sessions along.
+var ErrMoveShared = errors.New("another workspace's sessions share this path's keys in this store")
+
+// SharesKeys reports whether workspace other's records are under the keys
+// of ws without being ws's (Move refuses with ErrMoveShared).
+func SharesKeys(ws, other string) bool {
+	return other != "" && other != ws && ProjectKey(other) == ProjectKey(ws)
+}
 
 // MovedKey is key re-keyed from workspace from to workspace to; ok is
 // false when key is not one of from's.

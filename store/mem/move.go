@@ -23,6 +23,9 @@ func (s *Store) Move(ctx context.Context, from, to string) error {
 	if s.holds(to) {
 		return fmt.Errorf("move %s to %s: %w", from, to, store.ErrMoveTarget)
 	}
+	if other := s.sharer(from); other != "" {
+		return fmt.Errorf("move %s: %w: %s", from, store.ErrMoveShared, other)
+	}
 	s.entries = movedMap(s.entries, from, to, func(es []store.Entry, key string) []store.Entry {
 		for i := range es {
 			es[i].Key = key
@@ -98,4 +101,25 @@ func movedMap[V any](m map[string]V, from, to string, f func(V, string) V) map[s
 		out[k] = v
 	}
 	return out
+}
+
+// sharer is a workspace other than ws whose records share ws's keys
+// (store.SharesKeys), or "".
+func (s *Store) sharer(ws string) string {
+	for _, r := range s.runs {
+		if store.SharesKeys(ws, r.Workspace) {
+			return r.Workspace
+		}
+	}
+	for w := range s.threads {
+		if store.SharesKeys(ws, w) {
+			return w
+		}
+	}
+	for _, m := range s.meta {
+		if store.SharesKeys(ws, m.Workspace) {
+			return m.Workspace
+		}
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/flower-run/flower/store"
@@ -96,4 +97,26 @@ func runsOf(t *testing.T, s store.Store, ws string) []store.Run {
 		t.Fatalf("Runs(%q): %v", ws, err)
 	}
 	return rs
+}
+
+// testMoveShared: a workspace whose keys another one's records share
+// (/w/a_b and /w/a-b: ProjectKey reads them alike) is not moved, and
+// neither loses anything (ErrMoveShared): re-keying its sessions would
+// have taken the other's along.
+func testMoveShared(t *testing.T, s store.Store) {
+	mv := s.(store.Mover)
+	ctx := context.Background()
+	const from, other, to = "/w/a_b", "/w/a-b", "/w/c"
+	key, okey := store.SessionKey(from, "s1"), store.SessionKey(other, "o1")
+	run := fullRun(t)
+	run.Workspace = other
+	mustCommit(t, s, store.Batch{Meta: []store.Meta{{Key: key, Workspace: from, Created: t0}}, Entries: chain(key, 0, 2)})
+	mustCommit(t, s, store.Batch{Run: &run, Meta: []store.Meta{{Key: okey, Workspace: other, Created: t0}}, Entries: chain(okey, 0, 1)})
+	if err := mv.Move(ctx, from, to); !errors.Is(err, store.ErrMoveShared) || !strings.Contains(err.Error(), other) {
+		t.Fatalf("Move of a path whose keys %s shares = %v, want ErrMoveShared naming it", other, err)
+	}
+	diffEntries(t, key, mustLoad(t, s, key), chain(key, 0, 2))
+	diffEntries(t, okey, mustLoad(t, s, okey), chain(okey, 0, 1))
+	diff(t, "runs of the other path", []store.Run{run}, runsOf(t, s, other))
+	checkSessions(t, s, store.ProjectKey(to)+"/", nil)
 }

@@ -23,8 +23,10 @@ type Tx interface {
 // reads them too). Keys of a workspace are compared as a range, [$1, $2):
 // LIKE would take the '_' and '%' of a path for wildcards.
 var moveSQL = struct {
-	holds, entries, entry, metas, dropMeta, meta, summaries, events, runs, run, threads, bindings string
+	holds, workspaces, metaBodies, entries, entry, metas, dropMeta, meta, summaries, events, runs, run, threads, bindings string
 }{
+	workspaces: `SELECT DISTINCT workspace FROM runs UNION SELECT workspace FROM threads`,
+	metaBodies: `SELECT body FROM meta WHERE key >= $1 AND key < $2`,
 	holds: `SELECT EXISTS (SELECT 1 FROM threads WHERE workspace = $3)
 		OR EXISTS (SELECT 1 FROM runs WHERE workspace = $3)
 		OR EXISTS (SELECT 1 FROM meta WHERE key >= $1 AND key < $2)
@@ -58,6 +60,12 @@ func Move(ctx context.Context, tx Tx, from, to string) error {
 		}
 		return err
 	}
+	if other, err := sharer(ctx, tx, from); err != nil || other != "" {
+		if err == nil {
+			err = fmt.Errorf("%w: %s", store.ErrMoveShared, other)
+		}
+		return err
+	}
 	steps := []func() error{
 		func() error { return moveEntries(ctx, tx, from, to) },
 		func() error { return moveMeta(ctx, tx, from, to) },
@@ -82,6 +90,40 @@ func Move(ctx context.Context, tx Tx, from, to string) error {
 func keyRange(ws string) (lo, hi string) {
 	p := store.ProjectKey(ws)
 	return p + "/", p + "0" // '0' follows '/'
+}
+
+// sharer is a workspace other than ws whose records share ws's keys
+// (store.SharesKeys), or "": one with runs or a lineage, or named by a
+// session's meta under ws's keys.
+func sharer(ctx context.Context, tx Tx, ws string) (string, error) {
+	other := ""
+	keep := func(w string) {
+		if other == "" && store.SharesKeys(ws, w) {
+			other = w
+		}
+	}
+	err := tx.Query(ctx, moveSQL.workspaces, func(r Rows) error {
+		var w string
+		err := r.Scan(&w)
+		keep(w)
+		return err
+	})
+	if err != nil || other != "" {
+		return other, err
+	}
+	lo, hi := keyRange(ws)
+	err = tx.Query(ctx, moveSQL.metaBodies, func(r Rows) error {
+		var body string
+		if err := r.Scan(&body); err != nil {
+			return err
+		}
+		var m store.Meta
+		if json.Unmarshal([]byte(body), &m) == nil {
+			keep(m.Workspace)
+		}
+		return nil
+	}, lo, hi)
+	return other, err
 }
 
 func holds(ctx context.Context, tx Tx, ws string) (bool, error) {
