@@ -25,7 +25,18 @@ func tempDirs() (ws, runDir string, done func()) {
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		panic(err)
 	}
-	return ws, runDir, func() { os.RemoveAll(root) }
+	// The project index (ids of projects, found again if they move) in
+	// the example's own state home, not the person's running the tests.
+	home, had := os.LookupEnv("XDG_STATE_HOME")
+	os.Setenv("XDG_STATE_HOME", filepath.Join(root, "home"))
+	return ws, runDir, func() {
+		if had {
+			os.Setenv("XDG_STATE_HOME", home)
+		} else {
+			os.Unsetenv("XDG_STATE_HOME")
+		}
+		os.RemoveAll(root)
+	}
 }
 
 // Open a workspace, start the runtime on the embedded demo model, and run

@@ -72,9 +72,9 @@ func FindProject(ws, runDir, url string, ask Adopter, notice io.Writer) (string,
 }
 
 // keepProjectID gives the workspace its project id once its first run is
-// stored (workflow.Options.Stored): not earlier, so that a start that
-// stores nothing writes nothing, and a kill before the task is durable
-// leaves no trace of it.
+// stored (workflow.Options.Stored, and Once's first usage): not earlier,
+// so that a start that stores nothing writes nothing, and a kill before
+// the task is durable leaves no trace of it.
 func (h *Host) keepProjectID() {
 	if home, err := StateHome(); err == nil && h.opts.DB == nil {
 		keepID(project.IndexIn(home), h.ws, pathRunDir(home, h.ws), h.notice())

@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/flower-run/flower"
+	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/project"
 	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres/pgtest"
+	"github.com/flower-run/flower/workflow"
 )
 
 // TestOpenAdoptsAMove: a Host opened in a renamed project adopts its
@@ -120,5 +122,48 @@ func TestOpenRefusesAMoveThatSharesKeys(t *testing.T) {
 		if runs, err := h.Store().Runs(ctx, ws); err != nil || len(runs) != 1 || runs[0].ID != id {
 			t.Errorf("runs of %s after the refused move: %+v, %v; want %s", ws, runs, err, id)
 		}
+	}
+}
+
+// TestEveryRunKeepsTheProjectID: a project gets its id from its first
+// stored run whichever way it ran: flower once (Host.Once) and a
+// workflow of the embedder's own (Host.Run), as the starter flow does, so
+// that it is found if its directory moves, its run dir named or not.
+func TestEveryRunKeepsTheProjectID(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		runDir bool
+		run    func(h *flower.Host)
+		want   bool
+	}{
+		{"once", false, func(h *flower.Host) { h.Once(context.Background(), "say hello", flower.OnceOptions{}) }, true},
+		{"own workflow", false, func(h *flower.Host) {
+			w := workflow.New(workflow.Step{Name: "hello", Prompt: "say hello", Spec: agent.Spec{Name: "hello"}})
+			h.Run(context.Background(), w, workflow.Options{Task: "say hello"})
+		}, true},
+		{"once in a named run dir", true, func(h *flower.Host) { h.Once(context.Background(), "say hello", flower.OnceOptions{}) }, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			t.Setenv(flower.RunDirEnv, "")
+			ws := t.TempDir()
+			o := flower.Options{Workspace: ws, Model: "demo"}
+			if c.runDir {
+				o.RunDir = t.TempDir()
+			}
+			h, err := flower.Open(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			if err := h.Start(context.Background(), flower.StartOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			c.run(h)
+			id, err := project.ReadID(ws)
+			if err != nil || (id != "") != c.want {
+				t.Errorf("project id after the run: %q, %v; want one: %v", id, err, c.want)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sync"
 
 	"github.com/flower-run/flower/agent"
 	"github.com/flower-run/flower/event"
@@ -41,6 +42,7 @@ func (h *Host) Once(ctx context.Context, prompt string, o OnceOptions) agent.Res
 	if sink == nil {
 		sink = func(event.Event) {}
 	}
+	sink = h.keepingProjectID(sink)
 	instr := OnceInstructions
 	if o.System != "" {
 		instr = o.System
@@ -66,4 +68,19 @@ func (h *Host) CheckSession(id string) error {
 			id, h.ws, filepath.Join(h.runDir, StoreFile))
 	}
 	return nil
+}
+
+// keepingProjectID is sink, which also gives the workspace its project id
+// (keepProjectID) at the session's first usage event: that follows the
+// commit of its first response, so a run that stored nothing writes no
+// id, and one that did is found if its directory moves, as a workflow's
+// run is from its first commit (workflow.Options.Stored).
+func (h *Host) keepingProjectID(sink event.Sink) event.Sink {
+	var once sync.Once
+	return func(e event.Event) {
+		if e.Kind == event.Usage {
+			once.Do(h.keepProjectID)
+		}
+		sink(e)
+	}
 }

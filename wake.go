@@ -130,6 +130,11 @@ func (h *Host) Run(ctx context.Context, w *workflow.Workflow, o workflow.Options
 		wc.Judge = &j
 	}
 	o.RunDir, o.Sink, o.Leaser = h.runDir, h.sink, nil
+	if stored := o.Stored; stored != nil {
+		o.Stored = func() { h.keepProjectID(); stored() }
+	} else {
+		o.Stored = h.keepProjectID
+	}
 	out := wc.Run(ctx, h.rt, o)
 	out.Err = withStorageFix(out.Err, h.runDir)
 	return out
