@@ -152,14 +152,6 @@ func (d *DB) Close() error {
 	return nil
 }
 
-// querier is what reads and writes need of a pool, a connection or a
-// transaction.
-type querier interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
-
 // exec1 runs one write statement, its own transaction: one round trip
 // where BEGIN, the statement and COMMIT took three. The commit is durable
 // when the server acknowledges it (synchronous_commit on: the WAL record

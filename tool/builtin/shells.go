@@ -22,9 +22,8 @@ import (
 // runtime) or flower ends, whichever is first; they are contained like
 // any Bash command (their processes die with flower).
 type Shells struct {
-	mu   sync.Mutex // guards byID and seq
+	mu   sync.Mutex // guards byID
 	byID map[string]*shell
-	seq  int
 }
 
 // NewShells returns an empty set of background shells.
