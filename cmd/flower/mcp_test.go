@@ -323,11 +323,11 @@ func TestMCPTaskOutlivesClient(t *testing.T) {
 // task_start continues the same run, and the effect is done once.
 func TestMCPTaskSurvivesKill(t *testing.T) {
 	t.Parallel()
-	env, cs, server, dir, asked := askingMCPTask(t)
+	env, _, server, dir, asked := askingMCPTask(t)
 	if err := server.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	cs = mcpClient(t, env)
+	cs := mcpClient(t, env)
 	if st := taskStatus(t, cs, dir); st.State != "waiting" || st.Run != asked.Run || st.DriverPID != asked.DriverPID {
 		t.Fatalf("task_status after flower mcp was killed: %+v, want run %s waiting in pid %d", st, asked.Run, asked.DriverPID)
 	}
