@@ -30,6 +30,8 @@ var asNobody = []string{
 	"TestNoEscapeToTheTerminal",        // OSC 52 to /dev/tty
 	"TestMovedProjectContinues",        // the project index and id file, a renamed project (issue 22)
 	"TestCopiedProjectStartsAnew",      // a copy gets an id of its own
+	"TestMCPTaskOutlivesClient",        // flower mcp: a task in a process of its own, found again
+	"TestMCPTaskSurvivesKill",          // flower mcp and then the task SIGKILLed; the task continued
 }
 
 // TestAsNobody runs the containment tests of the real binary as uid
