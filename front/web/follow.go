@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/flower-run/flower/human"
 	"github.com/flower-run/flower/store"
@@ -24,7 +25,7 @@ type listener interface {
 // runtime's. Errors go to log.
 func Follow(ctx context.Context, ch *human.Channel, interrupt func(string), s store.Store, ws string, log io.Writer) (stop func()) {
 	nudge := make(chan struct{}, 1)
-	f, err := ch.Follow(human.FollowOptions{Interrupt: interrupt, Nudge: nudge})
+	f, err := ch.Follow(human.FollowOptions{Interrupt: interrupt, Nudge: nudge, Poll: pollOf(s)})
 	if err != nil {
 		return func() {}
 	}
@@ -56,4 +57,21 @@ func Follow(ctx context.Context, ch *human.Channel, interrupt func(string), s st
 		f.Run(ctx)
 	}()
 	return func() { cancel(); wg.Wait() }
+}
+
+// localPoll is how often a run on a store that cannot notify (SQLite)
+// reads its journal: an answer given through another process (flower
+// serve, flower mcp, the runs API) waited up to human.DefaultPoll, 2 s,
+// for the driver to see it. A read of the journal in a local file costs
+// microseconds.
+const localPoll = 250 * time.Millisecond
+
+// pollOf is how often a run on s reads its journal with no nudge: a store
+// that notifies (PostgreSQL) nudges on every record, and the poll only
+// backs up a lost notification.
+func pollOf(s store.Store) time.Duration {
+	if _, ok := s.(listener); ok {
+		return human.DefaultPoll
+	}
+	return localPoll
 }
