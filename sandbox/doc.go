@@ -147,7 +147,11 @@
 // back inside it); clone3 gets ENOSYS, since a filter cannot read its
 // flags, and libc then falls back to clone. Most of these already fail
 // without capabilities; the filter refuses them before the kernel code
-// runs. It is a deny list for the machine's own ABI: on x86-64 the
-// 32-bit entry (int 0x80) is not filtered, and the subreaper fallback
-// (Wrap) loads no filter.
+// runs. It is a deny list for the machine's own ABI, and every call
+// through another (int 0x80 on x86-64: i386's numbers) fails with ENOSYS:
+// the library's program let those through unfiltered, so any refused
+// call could be made by switching ABI. A 32-bit program cannot run in
+// the sandbox; filtering i386's numbers too would let it, and no build,
+// test or editor here needs one. The subreaper fallback (Wrap) loads no
+// filter.
 package sandbox

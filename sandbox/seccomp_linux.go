@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/elastic/go-seccomp-bpf/arch"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
@@ -43,6 +44,21 @@ func seccompPolicy() seccomp.Policy {
 	}
 }
 
+// foreignABI are the filter's first instructions: a system call made
+// through another architecture's ABI than the machine's (int $0x80 on
+// amd64: i386's numbers, where mount is 21) fails with ENOSYS. The
+// library's program checks the architecture too, but lets every call of
+// another one through unfiltered: a command could have made any refused
+// call by switching ABI (issue 20). So a 32-bit program cannot run in the
+// sandbox; a 64-bit one never makes such calls.
+func foreignABI(native *arch.Info) []bpf.Instruction {
+	return []bpf.Instruction{
+		bpf.LoadAbsolute{Off: 4, Size: 4}, // seccomp_data.arch
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(native.ID), SkipTrue: 1},
+		bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
+	}
+}
+
 // seccompFilter is the assembled filter, built once per helper, or nil
 // where the kernel has no seccomp or this machine's architecture is not
 // one the library knows: commands then run without it (the rest of the
@@ -56,7 +72,11 @@ var seccompFilter = sync.OnceValue(func() *unix.SockFprog {
 	if err != nil {
 		return nil
 	}
-	raw, err := bpf.Assemble(insts)
+	native, err := arch.GetInfo("")
+	if err != nil {
+		return nil
+	}
+	raw, err := bpf.Assemble(append(foreignABI(native), insts...))
 	if err != nil || len(raw) == 0 {
 		return nil
 	}

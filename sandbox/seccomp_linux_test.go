@@ -1,13 +1,16 @@
 package sandbox
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
 
 	"github.com/elastic/go-seccomp-bpf/arch"
+	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
@@ -86,4 +89,77 @@ func TestSeccompRefusesCalls(t *testing.T) {
 			t.Errorf("%s: errno %s, want %d (%v)", name, g, int(want), want)
 		}
 	}
+}
+
+// TestSeccompForeignABI runs the assembled filter in a BPF interpreter on
+// the data the kernel gives it: a call through another architecture's
+// ABI (i386's int $0x80 on amd64, arm's on arm64), refused or not on the
+// machine's, fails with ENOSYS, where the library's program alone let it
+// through unfiltered; the machine's own calls are filtered as before.
+func TestSeccompForeignABI(t *testing.T) {
+	native, err := arch.GetInfo("")
+	if err != nil {
+		t.Skip(err)
+	}
+	foreign := map[arch.AuditArch]*arch.Info{arch.X86_64.ID: arch.I386, arch.AARCH64.ID: arch.ARM}[native.ID]
+	prog := seccompFilter()
+	if foreign == nil || prog == nil {
+		t.Skipf("no foreign ABI or no filter on %s", native.Name)
+	}
+	vm, err := bpf.NewVM(rawInstructions(prog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		allow  = unix.SECCOMP_RET_ALLOW
+		eperm  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+		enosys = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+	)
+	for _, c := range []struct {
+		on   *arch.Info
+		call string
+		arg0 uint64
+		want uint32
+	}{
+		{native, "getpid", 0, allow},
+		{native, "mount", 0, eperm},
+		{native, "unshare", unix.CLONE_NEWUSER, eperm},
+		{native, "unshare", unix.CLONE_NEWNS, allow},
+		{foreign, "mount", 0, enosys},
+		{foreign, "getpid", 0, enosys},
+		{foreign, "unshare", unix.CLONE_NEWUSER, enosys},
+	} {
+		nr, ok := c.on.SyscallNames[c.call]
+		if !ok {
+			t.Fatalf("%s has no %s", c.on.Name, c.call)
+		}
+		got, err := vm.Run(seccompData(uint32(nr), uint32(c.on.ID), c.arg0))
+		if err != nil || uint32(got) != c.want {
+			t.Errorf("%s on %s: %#x, %v; want %#x", c.call, c.on.Name, got, err, c.want)
+		}
+	}
+}
+
+// rawInstructions is the filter as x/net/bpf's interpreter takes it.
+func rawInstructions(p *unix.SockFprog) []bpf.Instruction {
+	f := unsafe.Slice(p.Filter, p.Len)
+	out := make([]bpf.Instruction, len(f))
+	for i, r := range f {
+		out[i] = bpf.RawInstruction{Op: r.Code, Jt: r.Jt, Jf: r.Jf, K: r.K}.Disassemble()
+	}
+	return out
+}
+
+// seccompData is struct seccomp_data as the interpreter reads it: the
+// kernel's loads are in the machine's byte order, the interpreter's in
+// network order, so each 32-bit word sits where the filter loads it,
+// written big-endian (an argument's low word first, at little-endian's
+// offsets, which is where the library loads it on these machines).
+func seccompData(nr, arch uint32, arg0 uint64) []byte {
+	b := make([]byte, 64)
+	binary.BigEndian.PutUint32(b[0:], nr)
+	binary.BigEndian.PutUint32(b[4:], arch)
+	binary.BigEndian.PutUint32(b[16:], uint32(arg0))
+	binary.BigEndian.PutUint32(b[20:], uint32(arg0>>32))
+	return b
 }
