@@ -56,10 +56,19 @@ func open(t testing.TB, url string, opts ...postgres.Option) *postgres.DB {
 // submit queues n runs, each in a workspace of its own.
 func submit(t testing.TB, db *postgres.DB, n int) []store.Run {
 	t.Helper()
-	dir := t.TempDir()
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprint("ws", i)
+	}
+	return submitIn(t, db, t.TempDir(), names...)
+}
+
+// submitIn queues a run in each of the workspaces dir/name, made here.
+func submitIn(t testing.TB, db *postgres.DB, dir string, names ...string) []store.Run {
+	t.Helper()
 	var runs []store.Run
-	for i := range n {
-		ws := filepath.Join(dir, fmt.Sprint("ws", i))
+	for _, name := range names {
+		ws := filepath.Join(dir, name)
 		if err := os.Mkdir(ws, 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/flower-run/flower"
-	"github.com/flower-run/flower/store"
 	"github.com/flower-run/flower/store/postgres/pgtest"
 	"github.com/flower-run/flower/worker"
 )
@@ -56,19 +55,7 @@ func TestRunDirsOfLookalikeWorkspaces(t *testing.T) {
 	url := pgtest.URL(t)
 	fakeModel(t, 0)
 	db := open(t, url)
-	dir := t.TempDir()
-	var runs []store.Run
-	for _, name := range []string{"my_app", "my-app"} {
-		ws := filepath.Join(dir, name)
-		if err := os.Mkdir(ws, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		r, err := worker.Submit(context.Background(), db, ws, "write hello.txt", worker.AskTimeout(0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs = append(runs, r)
-	}
+	runs := submitIn(t, db, t.TempDir(), "my_app", "my-app")
 	w := start(t, worker.Options{DB: open(t, url), Concurrency: 2})
 	until(t, "both runs finish", finished(t, db, runs))
 	w.stop()
