@@ -76,7 +76,7 @@ func bindReadOnly(p string) error {
 	for st1, ms := range map[int64]uintptr{unix.ST_NOSUID: unix.MS_NOSUID, unix.ST_NODEV: unix.MS_NODEV,
 		unix.ST_NOEXEC: unix.MS_NOEXEC, unix.ST_NOATIME: unix.MS_NOATIME, unix.ST_NODIRATIME: unix.MS_NODIRATIME,
 		unix.ST_RELATIME: unix.MS_RELATIME} {
-		if st.Flags&st1 != 0 {
+		if int64(st.Flags)&st1 != 0 { // int32 on 32-bit machines
 			flags |= ms
 		}
 	}
