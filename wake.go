@@ -44,11 +44,9 @@ func (h *Host) Prepare(ctx context.Context, o wake.Options) (wake.Plan, error) {
 // checkDamage refuses a SQLite store that holds less than the run dir's
 // high-water mark (workflow.CheckMark): it lost committed records, and
 // going on would redo finished work (issue 22 item 2). A PostgreSQL
-// store's run dirs are per machine and may lag; its server keeps it whole.
+// store's run dirs are per machine and may lag; its server keeps it whole,
+// and CheckMark checks nothing there.
 func (h *Host) checkDamage(ctx context.Context) error {
-	if h.opts.StoreURL != "" || h.opts.DB != nil {
-		return nil
-	}
 	return workflow.CheckMark(ctx, h.store, h.runDir, h.ws)
 }
 

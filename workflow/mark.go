@@ -103,9 +103,9 @@ func writeMark(ctx context.Context, s store.Store, runDir, ws string, rows []Row
 // marked says whether s is a store a mark guards: one of the run dir's
 // own (SQLite), which a damaged file can shrink. A store many workspaces
 // share (PostgreSQL) is kept whole by its server, and a run dir there is
-// one machine's, which may lag the others': flower.Host never checks its
-// mark, so writing one at every export cost a worker ~17 statements and
-// 8 fsynced files per run for nothing (issue 19).
+// one machine's, which may lag the others': CheckMark checks none there,
+// and writing one at every export cost a worker ~17 statements and 8
+// fsynced files per run for nothing (issue 19).
 func marked(s store.Store) bool {
 	_, shared := s.(workspaceResults)
 	return !shared
@@ -125,8 +125,12 @@ func (e *DamageError) Error() string {
 
 // CheckMark compares the store's state of ws with the run dir's mark: a
 // *DamageError names what the store lost. No mark (a first start, an
-// older flower) or one of another workspace checks nothing.
+// older flower), one of another workspace, or a store no mark guards
+// (marked) checks nothing.
 func CheckMark(ctx context.Context, s store.Store, runDir, ws string) error {
+	if !marked(s) {
+		return nil
+	}
 	path := filepath.Join(runDir, MarkFile)
 	was, ok, err := readMarkFile(path, ws)
 	if err != nil || !ok {

@@ -54,6 +54,15 @@ func TestMarkOnlyForTheRunDirsOwnStore(t *testing.T) {
 					t.Errorf("export %s: %v", f, err)
 				}
 			}
+			// A mark that names a run the store lacks is damage only where
+			// a mark guards the store.
+			if err := writeJSON(filepath.Join(runDir, MarkFile), Mark{Workspace: ws, Runs: []string{"r1", "gone"}}); err != nil {
+				t.Fatal(err)
+			}
+			var damage *DamageError
+			if err := CheckMark(ctx, c.s, runDir, ws); errors.As(err, &damage) != c.mark {
+				t.Errorf("CheckMark with a mark the store fell short of: %v, want damage: %v", err, c.mark)
+			}
 		})
 	}
 }
