@@ -125,9 +125,9 @@ func command(fds []int, setup error) {
 		closeAll(fds[1:])
 		return
 	}
-	pid, err := 0, setup
+	pid, stack, err := 0, []byte(nil), setup
 	if err == nil {
-		pid, err = spawn(req, [3]int{fds[1], fds[2], fds[3]})
+		pid, stack, err = spawn(req, [3]int{fds[1], fds[2], fds[3]})
 	}
 	closeAll(fds[1:])
 	if err != nil {
@@ -148,6 +148,7 @@ func command(fds []int, setup error) {
 		mu.Unlock()
 	}()
 	code := wait(pid, &mu, &exited)
+	freeStack(stack) // the init is reaped, and everything of its namespace gone
 	_ = enc.Encode(reply{Exit: &code})
 }
 
@@ -174,23 +175,72 @@ func wait(pid int, mu *sync.Mutex, exited *bool) int {
 }
 
 // spawn starts req in a PID namespace of its own and returns the pid of
-// that namespace's init. It returns when the command has been exec'd, or
-// with the reason it could not be.
-func spawn(req request, stdio [3]int) (int, error) {
-	a := forkArgs{stdio: stdio, ruleset: -1}
+// that namespace's init, and the init's stack (to unmap once the init is
+// reaped; nil where the init is a fork). It returns when the command has
+// been exec'd, or with the reason it could not be.
+func spawn(req request, stdio [3]int) (int, []byte, error) {
+	a, err := prepare(req, stdio)
+	if err != nil {
+		return 0, nil, err
+	}
+	if a.ruleset >= 0 {
+		defer unix.Close(a.ruleset)
+	}
+	var stack []byte
+	if vforks {
+		if stack, err = initStack(a); err != nil {
+			return 0, nil, err
+		}
+	}
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		freeStack(stack)
+		return 0, nil, err
+	}
+	a.report = p[1]
+	pid, errno := forkCommand(a)
+	_ = unix.Close(p[1])
+	defer unix.Close(p[0])
+	if errno != 0 {
+		freeStack(stack)
+		return 0, nil, fmt.Errorf("clone: %w", errno)
+	}
+	// The report pipe closes at exec (and when the init has closed its
+	// copy, past its last read of a); before, the command writes why not.
+	var rep [2]int32
+	n, _ := io.ReadFull(fdReader(p[0]), unsafe.Slice((*byte)(unsafe.Pointer(&rep)), 8))
+	runtime.KeepAlive(a)
+	if n == 8 {
+		var ws unix.WaitStatus
+		_, _ = unix.Wait4(pid, &ws, 0, nil)
+		freeStack(stack)
+		what := [...]string{"fork", "apply Landlock", "change to " + req.Dir, "exec " + req.Path, "give up privileges", "apply the seccomp filter"}[min(max(rep[0], 0), 5)]
+		return 0, nil, fmt.Errorf("%s: %w", what, syscall.Errno(rep[1]))
+	}
+	return pid, stack, nil
+}
+
+// prepare makes the forkArgs of req: everything the init and the command
+// need, made beforehand, since between clone and exec nothing may be
+// allocated. They are on the heap (newForkArgs), not in spawn's frame: on
+// amd64 the init reads them while spawn's goroutine goes on, and its
+// stack may move.
+func prepare(req request, stdio [3]int) (*forkArgs, error) {
+	a := newForkArgs()
+	a.stdio, a.ruleset = stdio, -1
 	var err error
 	if a.path, err = syscall.BytePtrFromString(req.Path); err != nil {
-		return 0, err
+		return nil, err
 	}
 	if a.argv, err = syscall.SlicePtrFromStrings(req.Args); err != nil {
-		return 0, err
+		return nil, err
 	}
 	if a.envv, err = syscall.SlicePtrFromStrings(req.Env); err != nil {
-		return 0, err
+		return nil, err
 	}
 	if req.Dir != "" {
 		if a.dir, err = syscall.BytePtrFromString(req.Dir); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
 	a.proc, _ = syscall.BytePtrFromString("proc")
@@ -199,40 +249,23 @@ func spawn(req request, stdio [3]int) (int, error) {
 		cfg, rules := landlockRules(req.RW, req.Network)
 		fd, flags, err := cfg.NewRulesetFD(rules...)
 		if err != nil {
-			return 0, fmt.Errorf("Landlock rules: %w", err)
+			return nil, fmt.Errorf("Landlock rules: %w", err)
 		}
 		a.ruleset, a.rulesetFlags = fd, flags
-		if fd >= 0 {
-			defer unix.Close(fd)
-		}
 	}
-	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
-		return 0, err
-	}
-	a.report = p[1]
 	a.cloneA, a.cloneB = cloneArgs(unix.CLONE_NEWPID | unix.CLONE_NEWNS | uintptr(unix.SIGCHLD))
 	a.forkA, a.forkB = cloneArgs(uintptr(unix.SIGCHLD))
 	a.capHdr.Version = unix.LINUX_CAPABILITY_VERSION_3
 	a.seccomp = seccompFilter()
-	pid, errno := forkCommand(&a)
-	runtime.KeepAlive(&a)
-	_ = unix.Close(p[1])
-	defer unix.Close(p[0])
-	if errno != 0 {
-		return 0, fmt.Errorf("clone: %w", errno)
-	}
-	// The report pipe closes at exec; before, the command writes why not.
-	var rep [2]int32
-	n, _ := io.ReadFull(fdReader(p[0]), unsafe.Slice((*byte)(unsafe.Pointer(&rep)), 8))
-	if n == 8 {
-		var ws unix.WaitStatus
-		_, _ = unix.Wait4(pid, &ws, 0, nil)
-		what := [...]string{"fork", "apply Landlock", "change to " + req.Dir, "exec " + req.Path, "give up privileges", "apply the seccomp filter"}[min(max(rep[0], 0), 5)]
-		return 0, fmt.Errorf("%s: %w", what, syscall.Errno(rep[1]))
-	}
-	return pid, nil
+	a.signals = signalsOf()
+	return a, nil
 }
+
+// newForkArgs allocates forkArgs on the heap: a pointer a function that
+// is not inlined returns always is.
+//
+//go:noinline
+func newForkArgs() *forkArgs { return new(forkArgs) }
 
 // fdReader reads a descriptor with blocking reads.
 type fdReader int
@@ -258,7 +291,7 @@ func cloneArgs(flags uintptr) (a1, a2 uintptr) {
 	return flags, 0
 }
 
-// forkArgs is what forkCommand needs, prepared beforehand: between fork
+// forkArgs is what forkCommand needs, prepared beforehand: between clone
 // and exec nothing may be allocated.
 type forkArgs struct {
 	path, dir, proc, procDir *byte
@@ -272,6 +305,8 @@ type forkArgs struct {
 	capHdr                   unix.CapUserHeader
 	capData                  [2]unix.CapUserData // zero: no capability at all
 	seccomp                  *unix.SockFprog     // nil: no filter
+	stackTop                 uintptr             // the init's stack, where it shares the helper's memory (initStack)
+	signals                  signals             // what the command resets before its exec, where the init did not
 }
 
 //go:linkname runtime_BeforeFork syscall.runtime_BeforeFork
@@ -283,43 +318,57 @@ func runtime_AfterFork()
 //go:linkname runtime_AfterForkInChild syscall.runtime_AfterForkInChild
 func runtime_AfterForkInChild()
 
-// forkCommand forks the command's init, in new PID and mount namespaces,
-// and returns its pid. In the child only raw system calls run, on this
-// frame's stack, as in syscall.forkAndExecInChild1: no allocation, no
-// call that could grow the stack. The child (pid 1 of its namespace)
-//
-//   - mounts the namespace's /proc (best effort, as the helper does);
-//   - puts the command's stdio on 0-2, the Landlock ruleset on 3 and the
-//     report pipe on 4, and closes every other descriptor (the helper
-//     holds other commands' pipes, which must not stay open here);
-//   - forks the command, which gives up every capability (dropCaps),
-//     sets no_new_privs, leaves the helper's session (so it has no
-//     controlling terminal: /dev/tty cannot be opened), applies Landlock
-//     and the seccomp filter (seccomp_linux.go), changes directory and
-//     execs, or writes on the report pipe what failed;
-//   - reaps every process of the namespace until the command exits, and
-//     exits with its status (128+signal when killed).
+// forkCommand starts the command's init, in new PID and mount namespaces,
+// and returns its pid. On amd64 the init shares the helper's memory
+// (cloneInit, on a stack of its own) instead of copying its page tables:
+// that copy, its copy-on-write faults and its teardown at the init's exit
+// were the largest part of the helper's time per command (issue 19).
+// Elsewhere the init is a fork, as syscall.forkAndExecInChild1 forks.
 //
 //go:noinline
 //go:norace
 //go:nocheckptr
 func forkCommand(a *forkArgs) (pid int, errno syscall.Errno) {
+	runtime_BeforeFork() // signals blocked: the init never takes one
+	if vforks {
+		r1, e := cloneInit(unix.CLONE_VM|unix.CLONE_NEWPID|unix.CLONE_NEWNS|uintptr(unix.SIGCHLD), a.stackTop, initMainPC, a)
+		runtime_AfterFork()
+		return int(r1), syscall.Errno(e)
+	}
+	r1, _, err1 := syscall.RawSyscall6(syscall.SYS_CLONE, a.cloneA, a.cloneB, 0, 0, 0, 0)
+	if err1 != 0 || r1 != 0 {
+		runtime_AfterFork()
+		return int(r1), err1
+	}
+	runtime_AfterForkInChild() // default signal handlers, signals unblocked
+	initMain(a)
+	return 0, 0 // not reached
+}
+
+// initMain is the command's init, pid 1 of its namespace. Only raw system
+// calls run in it, as in syscall.forkAndExecInChild1: no allocation, and,
+// since on amd64 it runs on a stack no goroutine owns, nothing that checks
+// the stack (nosplit throughout). It
+//
+//   - mounts the namespace's /proc (best effort, as the helper does);
+//   - puts the command's stdio on 0-2, the Landlock ruleset on 3 and the
+//     report pipe on 4, and closes every other descriptor (the helper
+//     holds other commands' pipes, which must not stay open here);
+//   - starts the command (execCommand), with vfork where it can;
+//   - reaps every process of the namespace until the command exits, and
+//     exits with its status (128+signal when killed) (initReap).
+//
+//go:nosplit
+//go:norace
+//go:nocheckptr
+func initMain(a *forkArgs) {
 	var (
-		r1     uintptr
 		err1   syscall.Errno
 		cmd    uintptr
 		i      uintptr
 		code   uintptr
 		report [2]int32
 	)
-	runtime_BeforeFork()
-	r1, _, err1 = syscall.RawSyscall6(syscall.SYS_CLONE, a.cloneA, a.cloneB, 0, 0, 0, 0)
-	if err1 != 0 || r1 != 0 {
-		runtime_AfterFork()
-		return int(r1), err1
-	}
-
-	// The namespace's init.
 	_, _, _ = syscall.RawSyscall6(syscall.SYS_MOUNT, uintptr(unsafe.Pointer(a.proc)), uintptr(unsafe.Pointer(a.procDir)),
 		uintptr(unsafe.Pointer(a.proc)), unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, 0, 0)
 	for i = 0; i < 3; i++ {
@@ -337,7 +386,6 @@ func forkCommand(a *forkArgs) (pid int, errno syscall.Errno) {
 			_, _, _ = syscall.RawSyscall(syscall.SYS_CLOSE, i, 0, 0)
 		}
 	}
-	runtime_AfterForkInChild() // default signal handlers, signals unblocked
 
 	if vforks {
 		// The command shares this init's memory, stack included, until its
@@ -355,49 +403,62 @@ func forkCommand(a *forkArgs) (pid int, errno syscall.Errno) {
 		_, _, _ = syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 126, 0, 0)
 	}
 	if cmd == 0 {
-		// The command. Root gives up root (issue 20): the bounding set
-		// first (that needs CAP_SETPCAP), then the ambient, effective,
-		// permitted and inheritable sets, so that an exec gains nothing
-		// back, not even as uid 0; no_new_privs holds that for setuid
-		// programs too.
-		for i = 0; i < 64; i++ {
-			_, _, _ = syscall.RawSyscall6(syscall.SYS_PRCTL, unix.PR_CAPBSET_DROP, i, 0, 0, 0, 0)
-		}
-		_, _, _ = syscall.RawSyscall6(syscall.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0, 0)
-		report[0] = 4
-		_, _, err1 = syscall.RawSyscall(syscall.SYS_CAPSET, uintptr(unsafe.Pointer(&a.capHdr)), uintptr(unsafe.Pointer(&a.capData[0])), 0)
-		if err1 == 0 {
-			_, _, err1 = syscall.RawSyscall6(syscall.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0)
-		}
-		if err1 == 0 {
-			_, _, err1 = syscall.RawSyscall(syscall.SYS_SETSID, 0, 0, 0)
-		}
-		if err1 == 0 && a.ruleset >= 0 {
-			report[0] = 1
-			_, _, err1 = syscall.RawSyscall(unix.SYS_LANDLOCK_RESTRICT_SELF, 3, uintptr(a.rulesetFlags), 0)
-		}
-		if err1 == 0 && a.seccomp != nil {
-			report[0] = 5
-			_, _, err1 = syscall.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(a.seccomp)))
-		}
-		if err1 == 0 && a.dir != nil {
-			report[0] = 2
-			_, _, err1 = syscall.RawSyscall(syscall.SYS_CHDIR, uintptr(unsafe.Pointer(a.dir)), 0, 0)
-		}
-		if err1 == 0 {
-			report[0] = 3
-			_, _, err1 = syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(a.path)),
-				uintptr(unsafe.Pointer(&a.argv[0])), uintptr(unsafe.Pointer(&a.envv[0])))
-		}
-		report[1] = int32(err1)
-		_, _, _ = syscall.RawSyscall(syscall.SYS_WRITE, 4, uintptr(unsafe.Pointer(&report)), 8)
-		_, _, _ = syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 127, 0, 0)
+		execCommand(a)
 	}
-
-	// Still the init. With vforks, this frame's other variables may hold
-	// what the command left in them: initReap takes only cmd.
 	initReap(cmd)
-	return 0, 0 // not reached
+}
+
+// execCommand is the command, between its clone and its exec. Root gives
+// up root (issue 20): the bounding set first (that needs CAP_SETPCAP),
+// then the ambient, effective, permitted and inheritable sets, so that an
+// exec gains nothing back, not even as uid 0; no_new_privs holds that for
+// setuid programs too. It leaves the helper's session (so it has no
+// controlling terminal: /dev/tty cannot be opened), applies Landlock and
+// the seccomp filter (seccomp_linux.go), changes directory and execs, or
+// writes on the report pipe what failed and exits.
+//
+//go:nosplit
+//go:norace
+//go:nocheckptr
+func execCommand(a *forkArgs) {
+	var (
+		err1   syscall.Errno
+		i      uintptr
+		report [2]int32
+	)
+	for i = 0; i < 64; i++ {
+		_, _, _ = syscall.RawSyscall6(syscall.SYS_PRCTL, unix.PR_CAPBSET_DROP, i, 0, 0, 0, 0)
+	}
+	_, _, _ = syscall.RawSyscall6(syscall.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0, 0)
+	report[0] = 4
+	_, _, err1 = syscall.RawSyscall(syscall.SYS_CAPSET, uintptr(unsafe.Pointer(&a.capHdr)), uintptr(unsafe.Pointer(&a.capData[0])), 0)
+	if err1 == 0 {
+		_, _, err1 = syscall.RawSyscall6(syscall.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0)
+	}
+	if err1 == 0 {
+		_, _, err1 = syscall.RawSyscall(syscall.SYS_SETSID, 0, 0, 0)
+	}
+	if err1 == 0 && a.ruleset >= 0 {
+		report[0] = 1
+		_, _, err1 = syscall.RawSyscall(unix.SYS_LANDLOCK_RESTRICT_SELF, 3, uintptr(a.rulesetFlags), 0)
+	}
+	if err1 == 0 && a.seccomp != nil {
+		report[0] = 5
+		_, _, err1 = syscall.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(a.seccomp)))
+	}
+	if err1 == 0 && a.dir != nil {
+		report[0] = 2
+		_, _, err1 = syscall.RawSyscall(syscall.SYS_CHDIR, uintptr(unsafe.Pointer(a.dir)), 0, 0)
+	}
+	if err1 == 0 {
+		report[0] = 3
+		a.signals.reset()
+		_, _, err1 = syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(a.path)),
+			uintptr(unsafe.Pointer(&a.argv[0])), uintptr(unsafe.Pointer(&a.envv[0])))
+	}
+	report[1] = int32(err1)
+	_, _, _ = syscall.RawSyscall(syscall.SYS_WRITE, 4, uintptr(unsafe.Pointer(&report)), 8)
+	_, _, _ = syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 127, 0, 0)
 }
 
 // initReap is the rest of the command's init (forkCommand): it holds
