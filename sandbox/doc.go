@@ -30,7 +30,8 @@
 //     dies, and by Close);
 //   - starts each command flower asks for (serve_linux.go) in a PID and
 //     mount namespace of its own, nested in the run's, whose init is a
-//     fork of the helper that never execs: it mounts that namespace's
+//     clone of the helper that never execs (on amd64 it shares the
+//     helper's memory, on a stack of its own): it mounts that namespace's
 //     /proc, so the command sees its own processes only, and exits when
 //     the command exits, with its status; the kernel then kills whatever
 //     the command left, setsid, double-forked, nohup'd, disowned and
@@ -139,7 +140,7 @@
 //
 // As bwrap-based sandboxes add one, each command also gets a seccomp
 // filter (seccomp_linux.go, assembled with github.com/elastic/go-seccomp-bpf,
-// loaded in forkCommand after no_new_privs and Landlock): ptrace,
+// loaded in execCommand after no_new_privs and Landlock): ptrace,
 // process_vm_*, every mount call, setns, the keyring, bpf,
 // perf_event_open, userfaultfd, kexec and module loading, reboot, swap,
 // acct and quotactl fail with EPERM, and so do unshare and clone with

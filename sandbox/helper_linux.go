@@ -117,7 +117,7 @@ func reapAndKill(cmd int) int {
 // set included, and sets no_new_privs, on every thread (capabilities
 // belong to threads), so that the command it starts holds none, not even
 // as root (issue 20), nor the one the helper kept to mount /proc
-// (launch_linux.go, attr). forkCommand does the same for the run's
+// (launch_linux.go, attr). execCommand does the same for the run's
 // helper's commands, with raw system calls.
 func dropPrivileges() error {
 	for c := range uintptr(64) {

@@ -21,13 +21,15 @@ import (
 // and lifeline, as the helper of one command did).
 //
 // Each command gets a PID and a mount namespace of its own, made by a
-// fork of the helper that never execs: it mounts the namespace's /proc,
-// forks the command (which applies Landlock and execs), and waits as the
+// clone of the helper that never execs (forkCommand; on amd64 it shares
+// the helper's memory): it mounts the namespace's /proc, starts the
+// command (which applies Landlock and execs), and waits as the
 // namespace's init until the command exits; then it exits with the
 // command's status, and the kernel kills whatever the command left
 // (setsid, double-forked, nohup'd, disowned: all are in the namespace).
-// Between fork and exec a Go program may only make raw system calls; that
-// code is forkCommand, written as the syscall package writes its own.
+// Between clone and exec a Go program may only make raw system calls;
+// that code (initMain, execCommand, initReap) is written as the syscall
+// package writes its own.
 //
 // The protocol, on the SOCK_SEQPACKET socket at fd 4: flower sends one
 // byte with four descriptors (SCM_RIGHTS): a stream socket for this
