@@ -153,6 +153,9 @@
 // the library's program let those through unfiltered, so any refused
 // call could be made by switching ABI. A 32-bit program cannot run in
 // the sandbox; filtering i386's numbers too would let it, and no build,
-// test or editor here needs one. The subreaper fallback (Wrap) loads no
-// filter.
+// test or editor here needs one. A helper that starts its command with
+// os.StartProcess (Wrap's, and the subreaper fallback's) has no place
+// between fork and exec to load the filter in, so it loads it on itself,
+// every thread, before the start (filterSelf), and the command inherits
+// it.
 package sandbox

@@ -72,6 +72,9 @@ func helper(js string) int {
 			return fail(exitSetup, "apply Landlock: %v", err)
 		}
 	}
+	if err := filterSelf(); err != nil {
+		return fail(exitSetup, "apply the seccomp filter: %v", err)
+	}
 	// The lifeline must not reach the command: only the helper watches it.
 	unix.CloseOnExec(3)
 	// Setsid: no controlling terminal, so no /dev/tty (issue 20).

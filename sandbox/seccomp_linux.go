@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"sync"
+	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/elastic/go-seccomp-bpf/arch"
@@ -57,6 +58,25 @@ func foreignABI(native *arch.Info) []bpf.Instruction {
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(native.ID), SkipTrue: 1},
 		bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
 	}
+}
+
+// filterSelf loads the filter on every thread of this process (TSYNC):
+// the subreaper fallback's helper, which starts its command with
+// os.StartProcess and so has no place between fork and exec to load it
+// in, filters itself, and the command inherits the filter at its fork.
+// The helper needs none of the refused calls after: it waits, reads /proc
+// and kills. Without a filter for this machine it loads none, as
+// execCommand does.
+func filterSelf() error {
+	prog := seccompFilter()
+	if prog == nil {
+		return nil
+	}
+	_, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(prog)))
+	if e != 0 {
+		return e
+	}
+	return nil
 }
 
 // seccompFilter is the assembled filter, built once per helper, or nil

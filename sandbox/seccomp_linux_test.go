@@ -56,7 +56,10 @@ func TestSeccompProbe(t *testing.T) {
 // seccomp filter fails with EPERM (clone3 with ENOSYS), as root and, in
 // TestAsNobody, as uid 65534.
 func TestSeccompRefusesCalls(t *testing.T) {
-	needNamespaces(t)
+	both(t, testSeccompRefusesCalls)
+}
+
+func testSeccompRefusesCalls(t *testing.T) {
 	if seccompFilter() == nil {
 		t.Fatal("no seccomp filter for this architecture")
 	}
