@@ -116,20 +116,8 @@ func TestSubagentTranscriptUnderSubPath(t *testing.T) { // R2.5, R6.2
 func TestResumeFinishesPendingCallsWithoutRepaying(t *testing.T) { // R5.3
 	f := newFixture(t, modeltest.Script(modeltest.Turn{Text: "finished"}))
 	id := "11111111-2222-3333-4444-555555555555"
-	key := store.SessionKey(f.ws, id)
 	use := &model.ToolUse{ID: "toolu_w", Name: "Write", Input: json.RawMessage(`{"file_path":"a.txt","content":"A"}`)}
-	entries := []store.Entry{
-		{UUID: "e1", Key: key, Kind: store.KindUser, Message: &model.Message{Role: model.User, Content: []model.Block{&model.Text{Text: "write a"}}}},
-		{UUID: "e2", Parent: "e1", Key: key, Kind: store.KindAssistant, Message: &model.Message{Role: model.Assistant, Content: []model.Block{use}}},
-		{UUID: "e3", Parent: "e2", Key: key, Kind: store.KindOpStarted, Op: &store.Op{ID: "toolu_w", Tool: "Write"}},
-	}
-	ctx := context.Background()
-	if err := f.rt.Store().Append(ctx, entries...); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.rt.Store().PutMeta(ctx, store.Meta{Key: key}); err != nil {
-		t.Fatal(err)
-	}
+	f.crashed(id, "write a", use, store.Entry{UUID: "e3", Parent: "e2", Kind: store.KindOpStarted, Op: &store.Op{ID: "toolu_w", Tool: "Write"}})
 	res := f.run(agent.Spec{}, "", agent.RunOptions{Resume: id})
 	if !res.OK || res.Text != "finished" || f.srv.Count() != 1 {
 		t.Fatalf("result %+v after %d requests", res, f.srv.Count())
@@ -338,24 +326,34 @@ func TestInterruptCutsACallTheResumeRuns(t *testing.T) {
 	f := newFixture(t, modeltest.Script(modeltest.Turn{Text: "never asked"}), b)
 	b.rt = func() *agent.Runtime { return f.rt }
 	id := "11111111-2222-3333-4444-666666666666"
-	key := store.SessionKey(f.ws, id)
-	use := &model.ToolUse{ID: "toolu_b", Name: "Block", Input: json.RawMessage(`{}`)}
-	entries := []store.Entry{
-		{UUID: "e1", Key: key, Kind: store.KindUser, Message: &model.Message{Role: model.User, Content: []model.Block{&model.Text{Text: "ask me"}}}},
-		{UUID: "e2", Parent: "e1", Key: key, Kind: store.KindAssistant, Message: &model.Message{Role: model.Assistant, Content: []model.Block{use}}},
-	}
-	ctx := context.Background()
-	if err := f.rt.Store().Append(ctx, entries...); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.rt.Store().PutMeta(ctx, store.Meta{Key: key}); err != nil {
-		t.Fatal(err)
-	}
+	f.crashed(id, "ask me", &model.ToolUse{ID: "toolu_b", Name: "Block", Input: json.RawMessage(`{}`)})
 	res := f.run(agent.Spec{}, "", agent.RunOptions{Resume: id})
 	if res.OK || res.Error != "interrupted" || f.srv.Count() != 0 {
 		t.Fatalf("result = %+v after %d requests", res, f.srv.Count())
 	}
 	if got := f.kinds(id); got != "user assistant tool_result interrupt" {
 		t.Fatalf("entries = %q", got)
+	}
+}
+
+// crashed stores what a process killed right after a response became
+// durable leaves of session id: the prompt (e1), the response asking for
+// use (e2), and then more; crashed gives every entry the session's key.
+func (f *fixture) crashed(id, prompt string, use *model.ToolUse, more ...store.Entry) {
+	f.t.Helper()
+	key := store.SessionKey(f.ws, id)
+	entries := append([]store.Entry{
+		{UUID: "e1", Kind: store.KindUser, Message: &model.Message{Role: model.User, Content: []model.Block{&model.Text{Text: prompt}}}},
+		{UUID: "e2", Parent: "e1", Kind: store.KindAssistant, Message: &model.Message{Role: model.Assistant, Content: []model.Block{use}}},
+	}, more...)
+	for i := range entries {
+		entries[i].Key = key
+	}
+	ctx := context.Background()
+	if err := f.rt.Store().Append(ctx, entries...); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := f.rt.Store().PutMeta(ctx, store.Meta{Key: key}); err != nil {
+		f.t.Fatal(err)
 	}
 }
