@@ -94,15 +94,19 @@ func newWorker(g *globals) *cobra.Command {
 		Long: `Claim runnable runs of the database named by --store or FLOWER_STORE (queued
 by flower submit, or in flight with no live driver: their driver died) and
 drive them in this process, each holding its workspace's lease; all of
-them share a few connections to the database. A question the agent asks waits --ask-timeout (default 10m) for an
-answer through any flower serve --runs on the database (POST
-/runs/ID/answer), then the agent goes on by its own judgement; 0 makes the
-runs unattended. Workspaces must be at the same path on every worker (a
-shared filesystem): a run whose workspace is missing here is left queued
-for another worker, with one line saying so. SIGTERM (or Ctrl-C) drains:
-no new claims; each run stops at its current operation and its lease is
-released, so another worker finishes it. Each run's events go to
-<run dir>/worker/RUN.log.`,
+them share a few connections to the database.
+
+A question the agent asks waits --ask-timeout (default 10m) for an answer
+through any flower serve --runs on the database (POST /runs/ID/answer),
+then the agent goes on by its own judgement; 0 makes the runs unattended.
+
+Workspaces must be at the same path on every worker (a shared
+filesystem): a run whose workspace is missing here is left queued for
+another worker, with one line saying so.
+
+SIGTERM (or Ctrl-C) drains: no new claims; each run stops at its current
+operation and its lease is released, so another worker finishes it. Each
+run's events go to <run dir>/worker/RUN.log.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runWorker(cmd.Context(), g, f, cmd.OutOrStdout())
