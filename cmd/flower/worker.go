@@ -31,8 +31,10 @@ func newSubmit(g *globals) *cobra.Command {
 named by --store or FLOWER_STORE. A flower worker on any machine that sees
 the workspace at the same path (a shared filesystem) claims and drives it;
 its questions wait the worker's --ask-timeout for an answer through flower
-serve --runs (POST /runs/ID/answer). The run is an ordinary run in flight: flower ps lists it, and
-flower --run ID in the workspace drives it by hand.`,
+serve --runs (POST /runs/ID/answer).
+
+The run is an ordinary run in flight: flower ps lists it, and flower --run
+ID in the workspace drives it by hand.`,
 		Args: needs("TASK", `say it in quotes, e.g. flower submit --workspace ~/proj "write the report"`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var t *float64
