@@ -67,7 +67,6 @@ func freeStack(b []byte) {
 type signals struct {
 	handled uint64 // bit n-1: signal n has a handler of the runtime
 	mask    uint64
-	on      bool
 }
 
 // sigaction is the kernel's struct sigaction on amd64.
@@ -78,7 +77,7 @@ type sigaction struct {
 
 // signalsOf reads, once, which signals the helper handles and its mask.
 var signalsOf = sync.OnceValue(func() signals {
-	s := signals{on: true}
+	var s signals
 	for sig := uintptr(1); sig <= 64; sig++ {
 		var old sigaction
 		_, _, e := syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, sig, 0, uintptr(unsafe.Pointer(&old)), 8, 0, 0)
@@ -101,9 +100,6 @@ func (s *signals) reset() {
 		dfl sigaction
 		sig uintptr
 	)
-	if !s.on {
-		return
-	}
 	for sig = 1; sig <= 64; sig++ {
 		if s.handled&(1<<(sig-1)) != 0 {
 			_, _, _ = syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, sig, uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
